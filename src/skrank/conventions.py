@@ -1,0 +1,309 @@
+"""Conventions: every choice that changes a ranking metric, named and validated.
+
+A :class:`Conventions` value holds one choice for each convention; :func:`resolve_conventions`
+builds it from a preset and user overrides. Presets reproduce the reference libraries
+(see ``docs/conventions.rst`` for what each library does and how it was measured).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any, Union
+
+from ._validation import check_choice, check_int, check_real, param_error
+
+__all__ = [
+    "AP_DENOMINATORS",
+    "EMPTY_RULES",
+    "GAINS",
+    "IDCG_SOURCES",
+    "PRESETS",
+    "P_DIVISORS",
+    "SCORE_PRECISIONS",
+    "TIE_RULES",
+    "Conventions",
+    "resolve_conventions",
+]
+
+#: Gain functions by name: ``"exp"`` is 2**label - 1, ``"linear"`` is the label itself.
+GAINS = ("exp", "linear")
+#: How documents with equal scores are ordered.
+TIE_RULES = ("pessimistic", "optimistic", "input", "average", "docid")
+#: What a query without any relevant document is worth.
+EMPTY_RULES = ("exclude", "zero", "one", "error")
+#: The denominator of average precision at k.
+AP_DENOMINATORS = ("all", "min_k", "found")
+#: The divisor of precision at k.
+P_DIVISORS = ("k", "min_k_n")
+#: Where the ideal DCG (and the number of relevant documents) comes from.
+IDCG_SOURCES = ("ranked", "pool")
+#: The precision at which scores are compared before ranking.
+SCORE_PRECISIONS = ("float64", "float32")
+#: Names accepted by ``preset=``.
+PRESETS = ("lightgbm", "xgboost", "trec_eval", "sklearn")
+
+GainSpec = Union[str, tuple[float, ...]]
+
+
+def _check_gain(value: Any) -> GainSpec:
+    if isinstance(value, str):
+        return check_choice("gain", value, GAINS)
+    if isinstance(value, Mapping):
+        keys = list(value.keys())
+        if not keys or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in keys):
+            raise param_error(
+                "gain",
+                "'exp', 'linear', a sequence of gains indexed by label, or a mapping "
+                "{non-negative int label: gain}",
+                value,
+            )
+        table = [0.0] * (max(keys) + 1)
+        for k, v in value.items():
+            table[k] = v
+        value = table
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) and len(value) > 0:
+        out = []
+        for g in value:
+            try:
+                out.append(check_real("gain", g))
+            except Exception:
+                raise param_error(
+                    "gain", "a sequence of finite real gains indexed by label", value
+                ) from None
+        return tuple(out)
+    raise param_error(
+        "gain", "'exp', 'linear', or a non-empty sequence of gains indexed by label", value
+    )
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """The conventions that produce one metric value.
+
+    Parameters
+    ----------
+    gain : {"exp", "linear"} or sequence of float, default="exp"
+        Gain of a label: ``"exp"`` is ``2**label - 1`` (LightGBM, XGBoost, the TREC Web track),
+        ``"linear"`` is the label itself (trec_eval, scikit-learn). A sequence (or a mapping
+        ``{label: gain}``) is a gain table indexed by integer label, like LightGBM's
+        ``label_gain``; labels outside the table are an error.
+    ties : {"pessimistic", "optimistic", "input", "average", "docid"}, default="pessimistic"
+        Order of documents with equal scores: lower labels first, higher labels first, input
+        order (LightGBM, XGBoost), the expected value over all orders of the tied documents
+        (scikit-learn's ``ndcg_score``), or document id descending (trec_eval; needs doc ids).
+    empty : {"exclude", "zero", "one", "error"}, default="exclude"
+        Value of a query without any relevant document: left out of the mean, 0
+        (trec_eval, scikit-learn), 1 (LightGBM, XGBoost), or an error.
+    rel_min : float, default=1
+        Label threshold of the binary metrics (P, R, hit rate, AP, RR) and of ERR's stopping
+        probability: a document is relevant when ``label >= rel_min``. Graded metrics (DCG,
+        NDCG) use the gain and ignore ``rel_min``.
+    ap_denominator : {"all", "min_k", "found"}, default="all"
+        Denominator of AP@k: all relevant documents of the query (trec_eval, ranx),
+        ``min(relevant, k)`` (LightGBM, XGBoost), or the relevant documents found in the top k
+        (torchmetrics).
+    p_divisor : {"k", "min_k_n"}, default="k"
+        Divisor of P@k: ``k`` (trec_eval) or ``min(k, n)`` for queries with fewer than k
+        documents (XGBoost).
+    idcg : {"ranked", "pool"}, default="ranked"
+        Source of the ideal DCG and of the number of relevant documents: the ranked rows only
+        or every judged row, including rows marked as not retrieved (trec_eval).
+    score_precision : {"float64", "float32"}, default="float64"
+        Precision at which scores are compared; XGBoost ranks float32 predictions, so scores
+        that differ only in float64 tie there.
+    default_k : int or None, default=None
+        Cutoff of metrics named without ``@k``; ``None`` is the whole list (XGBoost uses 32).
+    max_label : int or None, default=None
+        Largest grade of ERR's stopping probability ``(2**l - 1) / 2**max_label``; ``None``
+        takes the largest label in ``y_true``.
+    empty_weighted : bool, default=True
+        Whether the value given to an empty query by ``empty="one"`` is multiplied by the
+        query weight in the weighted mean. LightGBM adds an unweighted 1.0 (``False``).
+
+    Examples
+    --------
+    >>> from skrank import Conventions
+    >>> c = Conventions(gain="linear", ties="average")
+    >>> c.ties
+    'average'
+    >>> c.describe(("gain", "ties", "empty"))
+    'gain=linear, ties=average, empty=exclude'
+    """
+
+    gain: GainSpec = "exp"
+    ties: str = "pessimistic"
+    empty: str = "exclude"
+    rel_min: float = 1.0
+    ap_denominator: str = "all"
+    p_divisor: str = "k"
+    idcg: str = "ranked"
+    score_precision: str = "float64"
+    default_k: int | None = None
+    max_label: int | None = None
+    empty_weighted: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "gain", _check_gain(self.gain))
+        check_choice("ties", self.ties, TIE_RULES)
+        check_choice("empty", self.empty, EMPTY_RULES)
+        object.__setattr__(self, "rel_min", check_real("rel_min", self.rel_min, positive=True))
+        check_choice("ap_denominator", self.ap_denominator, AP_DENOMINATORS)
+        check_choice("p_divisor", self.p_divisor, P_DIVISORS)
+        check_choice("idcg", self.idcg, IDCG_SOURCES)
+        check_choice("score_precision", self.score_precision, SCORE_PRECISIONS)
+        check_int("default_k", self.default_k, min_value=1, allow_none=True)
+        check_int("max_label", self.max_label, min_value=0, allow_none=True)
+        if not isinstance(self.empty_weighted, bool):
+            raise param_error("empty_weighted", "a bool", self.empty_weighted)
+
+    def replace(self, **changes: Any) -> Conventions:
+        """Return a copy with some conventions changed (validated)."""
+        unknown = set(changes) - set(CONVENTION_NAMES)
+        if unknown:
+            name = sorted(unknown)[0]
+            raise param_error(
+                name, "not passed: it is not a convention; known are " + ", ".join(CONVENTION_NAMES),
+                changes[name],
+            )
+        return replace(self, **changes)
+
+    def gain_name(self) -> str:
+        """The gain as printed: ``exp``, ``linear`` or ``table[0, 1, 3, ...]``."""
+        if isinstance(self.gain, str):
+            return self.gain
+        shown = ", ".join(_fmt_number(g) for g in self.gain[:6])
+        more = ", ..." if len(self.gain) > 6 else ""
+        return f"table[{shown}{more}]"
+
+    def describe(self, names: Sequence[str] | None = None) -> str:
+        """``name=value`` pairs for the given conventions (all when ``None``)."""
+        names = CONVENTION_NAMES if names is None else names
+        parts = []
+        for name in names:
+            value = self.gain_name() if name == "gain" else getattr(self, name)
+            if isinstance(value, float):
+                value = _fmt_number(value)
+            parts.append(f"{name}={value}")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The conventions as a plain dict (gain tables as lists), e.g. for JSON."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if isinstance(out["gain"], tuple):
+            out["gain"] = list(out["gain"])
+        return out
+
+
+CONVENTION_NAMES = tuple(f.name for f in fields(Conventions))
+
+
+def _fmt_number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+# LightGBM's default label_gain: 2**i - 1 for i = 0..30; label 31 and above is an error there.
+_LIGHTGBM_GAIN = tuple(float(2**i - 1) for i in range(31))
+# XGBoost computes 2**label - 1 for labels up to 31.
+_XGBOOST_GAIN = tuple(float(2**i - 1) for i in range(32))
+
+# Each preset reproduces one library; the comment says where the choice was measured.
+_PRESETS: dict[str, dict[str, Any]] = {
+    # LightGBM 4.x rank_metric/map_metric: stable sort on float64 (input order), label_gain
+    # table, a query with max DCG 0 adds an unweighted 1.0, MAP@k divides by
+    # min(relevant, min(k, n)).
+    "lightgbm": dict(
+        gain=_LIGHTGBM_GAIN,
+        ties="input",
+        empty="one",
+        rel_min=1.0,
+        ap_denominator="min_k",
+        p_divisor="k",
+        idcg="ranked",
+        score_precision="float64",
+        empty_weighted=False,
+    ),
+    # XGBoost 2.x/3.x ranking metrics: float32 predictions, stable sort, 2**l - 1 gain,
+    # top 32 without @k, empty queries count 1 (0 with the "-" suffix: pass empty="zero"),
+    # pre@k divides by min(k, n), map@k by min(relevant, k).
+    "xgboost": dict(
+        gain=_XGBOOST_GAIN,
+        ties="input",
+        empty="one",
+        rel_min=1.0,
+        ap_denominator="min_k",
+        p_divisor="min_k_n",
+        idcg="ranked",
+        score_precision="float32",
+        default_k=32,
+    ),
+    # trec_eval 9/10: score descending, ties by docno descending, gains are the labels,
+    # ideal DCG and R from the qrels, topics without relevant documents count 0.
+    "trec_eval": dict(
+        gain="linear",
+        ties="docid",
+        empty="zero",
+        rel_min=1.0,
+        ap_denominator="all",
+        p_divisor="k",
+        idcg="pool",
+        score_precision="float64",
+    ),
+    # scikit-learn ndcg_score/dcg_score: linear gain, ties averaged, a row without relevant
+    # items scores 0.
+    "sklearn": dict(
+        gain="linear",
+        ties="average",
+        empty="zero",
+        rel_min=1.0,
+        ap_denominator="all",
+        p_divisor="k",
+        idcg="ranked",
+        score_precision="float64",
+    ),
+}
+
+
+def preset_conventions(preset: str) -> Conventions:
+    """The :class:`Conventions` of a named preset."""
+    check_choice("preset", preset, PRESETS)
+    return Conventions(**_PRESETS[preset])
+
+
+def resolve_conventions(
+    preset: str | None = None,
+    conventions: Conventions | None = None,
+    **overrides: Any,
+) -> Conventions:
+    """Build the conventions of a call: defaults or a preset, then explicit overrides.
+
+    Parameters
+    ----------
+    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"} or None
+        Start from the conventions of a reference library instead of skrank's defaults.
+    conventions : Conventions or None
+        Start from this value instead (exclusive with ``preset``).
+    **overrides
+        Individual conventions (``gain=``, ``ties=``, ...); ``None`` values are ignored.
+
+    Examples
+    --------
+    >>> from skrank.conventions import resolve_conventions
+    >>> resolve_conventions("lightgbm", ties="pessimistic").describe(("ties", "empty"))
+    'ties=pessimistic, empty=one'
+    """
+    if preset is not None and conventions is not None:
+        raise param_error("preset", "None when 'conventions' is given", preset)
+    if conventions is not None and not isinstance(conventions, Conventions):
+        raise param_error("conventions", "a skrank.Conventions or None", conventions)
+    base = conventions if conventions is not None else (
+        preset_conventions(preset) if preset is not None else Conventions()
+    )
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return base.replace(**given) if given else base
+
+
+def discount_table(n: int) -> list[float]:
+    """``1 / log2(i + 2)`` for i < n with the C library's log2 (bit-exact with LightGBM)."""
+    return [1.0 / math.log2(i + 2.0) for i in range(n)]
