@@ -1,0 +1,61 @@
+"""Helpers shared by the readers: opening paths or file objects, gzip, error messages."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from typing import IO, Union
+
+from ..exceptions import InputError
+
+#: What the readers accept as a source: a path or an open file object (text or binary).
+Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def source_name(source: Source) -> str:
+    """Return the name to print in error messages for ``source``."""
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    name = getattr(source, "name", None)
+    if isinstance(name, str):
+        return name
+    return "<stream>"
+
+
+def read_text(source: Source) -> str:
+    """Return the whole text of ``source``, decompressing gzip data transparently.
+
+    Gzip is recognised by its magic bytes, not by the file name, so ``run.gz`` and a gzip
+    stream without a name both work. Text is decoded as UTF-8.
+    """
+    name = source_name(source)
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            with open(source, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            raise InputError(f"{name}: no such file.") from None
+        except IsADirectoryError:
+            raise InputError(f"{name}: is a directory, not a file.") from None
+    else:
+        data = source.read()
+    if isinstance(data, str):
+        return data
+    if data[:2] == _GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise InputError(f"{name}: corrupt gzip data ({exc}).") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(f"{name}, line {line}: the file is not valid UTF-8 text.") from None
+
+
+def where(name: str, lineno: int) -> str:
+    """Return the ``file, line N`` prefix of an error message."""
+    return f"{name}, line {lineno}"
+
