@@ -13,6 +13,18 @@ from .exceptions import (
     SkrankError,
     SkrankWarning,
 )
+from .metrics._evaluate import evaluate
+from .metrics._functions import (
+    average_precision,
+    dcg,
+    err,
+    hit_rate,
+    ndcg,
+    precision,
+    recall,
+    reciprocal_rank,
+)
+from .metrics._result import EvaluationResult, MetricResult
 from .metrics._spec import Metric
 
 __version__ = "0.1.0.dev0"
@@ -20,10 +32,21 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "Conventions",
     "EmptyQueryError",
+    "EvaluationResult",
     "InputError",
     "InvalidParameterError",
     "Metric",
+    "MetricResult",
     "SkrankError",
     "SkrankWarning",
     "__version__",
+    "average_precision",
+    "dcg",
+    "err",
+    "evaluate",
+    "hit_rate",
+    "ndcg",
+    "precision",
+    "recall",
+    "reciprocal_rank",
 ]

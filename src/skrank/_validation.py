@@ -17,7 +17,9 @@ def _where(caller: str | None) -> str:
     return f" of {caller}" if caller else ""
 
 
-def param_error(name: str, allowed: str, got: Any, caller: str | None = None) -> InvalidParameterError:
+def param_error(
+    name: str, allowed: str, got: Any, caller: str | None = None
+) -> InvalidParameterError:
     """Build the standard error for parameter ``name``."""
     return InvalidParameterError(
         f"The {name!r} parameter{_where(caller)} must be {allowed}. Got {got!r} instead."

@@ -44,7 +44,7 @@ SCORE_PRECISIONS = ("float64", "float32")
 #: Names accepted by ``preset=``.
 PRESETS = ("lightgbm", "xgboost", "trec_eval", "sklearn")
 
-GainSpec = Union[str, tuple[float, ...]]
+GainSpec = Union[str, tuple[float, ...]]  # noqa: UP007 (a runtime alias on Python 3.10)
 
 
 def _check_gain(value: Any) -> GainSpec:
@@ -52,7 +52,9 @@ def _check_gain(value: Any) -> GainSpec:
         return check_choice("gain", value, GAINS)
     if isinstance(value, Mapping):
         keys = list(value.keys())
-        if not keys or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in keys):
+        if not keys or not all(
+            isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in keys
+        ):
             raise param_error(
                 "gain",
                 "'exp', 'linear', a sequence of gains indexed by label, or a mapping "
@@ -164,7 +166,8 @@ class Conventions:
         if unknown:
             name = sorted(unknown)[0]
             raise param_error(
-                name, "not passed: it is not a convention; known are " + ", ".join(CONVENTION_NAMES),
+                name,
+                "not passed: it is not a convention; known are " + ", ".join(CONVENTION_NAMES),
                 changes[name],
             )
         return replace(self, **changes)

@@ -1,0 +1,159 @@
+"""Query ids <-> group sizes <-> offsets, with stable grouping of non-contiguous rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ._validation import param_error
+from .exceptions import InputError
+
+__all__ = ["Grouping", "group_rows", "qid_from_group_sizes"]
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """How the rows of a flat input form queries.
+
+    Attributes
+    ----------
+    qids : ndarray
+        One id per query, in order of first appearance.
+    offsets : ndarray of int64, shape (n_queries + 1,)
+        Query ``q`` is ``rows[offsets[q]:offsets[q + 1]]``.
+    rows : ndarray of int64
+        Row indices query by query, input order kept inside each query (a stable grouping).
+    contiguous : bool
+        True when every query's rows were already adjacent (then ``rows`` is ``arange(n)``).
+    """
+
+    qids: np.ndarray
+    offsets: np.ndarray
+    rows: np.ndarray
+    contiguous: bool
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @property
+    def max_size(self) -> int:
+        return int(self.sizes.max()) if self.n_queries else 0
+
+    def query_index(self) -> np.ndarray:
+        """For every row (in input order), the position of its query in ``qids``."""
+        out = np.empty(self.rows.shape[0], dtype=np.int64)
+        out[self.rows] = np.repeat(np.arange(self.n_queries), self.sizes)
+        return out
+
+
+@njit(cache=True)
+def _run_starts_int(qid):
+    n = qid.shape[0]
+    count = 1
+    for i in range(1, n):
+        if qid[i] != qid[i - 1]:
+            count += 1
+    starts = np.empty(count + 1, dtype=np.int64)
+    starts[0] = 0
+    c = 1
+    for i in range(1, n):
+        if qid[i] != qid[i - 1]:
+            starts[c] = i
+            c += 1
+    starts[count] = n
+    return starts
+
+
+def _as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
+    arr = np.asarray(qid)
+    if arr.ndim != 1:
+        raise InputError(
+            f"The 'qid' parameter{' of ' + caller if caller else ''} must be 1-D with one "
+            f"query id per row. Got an array of shape {arr.shape} instead."
+        )
+    if arr.shape[0] != n:
+        raise InputError(
+            f"The 'qid' parameter{' of ' + caller if caller else ''} must have one query id per "
+            f"row: y_true has {n} rows but qid has {arr.shape[0]}."
+        )
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            raise InputError("The 'qid' parameter contains missing (NaN) or infinite values.")
+    elif arr.dtype.kind == "O":
+        missing = [v for v in arr[:] if v is None or (isinstance(v, float) and v != v)]
+        if missing:
+            raise InputError("The 'qid' parameter contains missing values (None or NaN).")
+        try:
+            arr = arr.astype(str) if all(isinstance(v, str) for v in arr) else arr
+        except (TypeError, ValueError):  # pragma: no cover - mixed exotic objects
+            pass
+    elif arr.dtype.kind not in "iub" and arr.dtype.kind not in "US":
+        raise param_error("qid", "an array of integers or strings", arr.dtype, caller)
+    return arr
+
+
+def group_rows(
+    n: int, qid=None, group=None, *, caller: str | None = None
+) -> Grouping:
+    """Group ``n`` rows into queries from per-row ``qid`` or from ``group`` sizes.
+
+    Rows of a query need not be contiguous: they are gathered with a stable sort, so input
+    order inside each query is kept (it decides ``ties="input"``).
+    """
+    if (qid is None) == (group is None):
+        raise param_error(
+            "qid",
+            "given (one query id per row), or else 'group' (query sizes), but not both",
+            "both" if qid is not None else None,
+            caller,
+        )
+    if group is not None:
+        sizes = np.asarray(group)
+        if sizes.ndim != 1 or sizes.dtype.kind not in "iu" or (sizes.size and sizes.min() <= 0):
+            raise param_error("group", "a 1-D array of positive int query sizes", group, caller)
+        if int(sizes.sum()) != n:
+            raise InputError(
+                f"The 'group' sizes add up to {int(sizes.sum())} rows but y_true has {n} rows."
+            )
+        offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return Grouping(
+            qids=np.arange(sizes.shape[0]), offsets=offsets,
+            rows=np.arange(n, dtype=np.int64), contiguous=True,
+        )
+    arr = _as_qid_array(qid, n, caller)
+    if n == 0:
+        return Grouping(arr[:0], np.zeros(1, np.int64), np.arange(0, dtype=np.int64), True)
+    if arr.dtype.kind in "iub":
+        starts = _run_starts_int(arr)
+    else:
+        change = np.flatnonzero(arr[1:] != arr[:-1]) + 1
+        starts = np.concatenate(([0], change, [n])).astype(np.int64)
+    run_ids = arr[starts[:-1]]
+    uniq = np.unique(run_ids)
+    if uniq.shape[0] == run_ids.shape[0]:
+        return Grouping(run_ids, starts, np.arange(n, dtype=np.int64), True)
+    # non-contiguous: number queries by first appearance, then a stable sort of the rows
+    uniq, first_row, inverse = np.unique(arr, return_index=True, return_inverse=True)
+    by_first = np.argsort(first_row, kind="stable")
+    rank = np.empty_like(by_first)
+    rank[by_first] = np.arange(by_first.shape[0])
+    code = rank[inverse.ravel()]
+    rows = np.argsort(code, kind="stable").astype(np.int64)
+    counts = np.bincount(code, minlength=uniq.shape[0])
+    offsets = np.zeros(uniq.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return Grouping(uniq[by_first], offsets, rows, False)
+
+
+def qid_from_group_sizes(group) -> np.ndarray:
+    """Per-row query ids ``0, 0, ..., 1, ...`` from group sizes (LightGBM's ``group``)."""
+    sizes = np.asarray(group, dtype=np.int64)
+    return np.repeat(np.arange(sizes.shape[0]), sizes)

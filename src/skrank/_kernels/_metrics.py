@@ -1,0 +1,534 @@
+"""Compiled per-query metric kernels over grouped flat arrays.
+
+Everything here trusts its inputs: validation, defaults and conventions are resolved by
+:mod:`skrank.metrics`. One call evaluates several metrics that share one ordering per query.
+
+Layout of the inputs: ``rows`` lists row indices query by query (``offsets`` delimits
+queries; ``rows`` is ``arange(n)`` when the queries are already contiguous). ``retrieved``
+(uint8, or empty) marks rows that take part in the ranking; the others are judged rows of the
+pool that only feed the ideal DCG and the number of relevant documents when ``pool`` is set.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ._select import AVERAGE, INPUT, before, select_top, top_values
+
+# metric kinds (kept in sync with skrank.metrics._spec.METRIC_NAMES)
+NDCG = 0
+DCG = 1
+P = 2
+R = 3
+HIT = 4
+AP = 5
+RR = 6
+ERR = 7
+
+# gain modes
+GAIN_EXP = 0
+GAIN_LINEAR = 1
+GAIN_TABLE = 2
+
+# AP denominators
+AP_ALL = 0
+AP_MIN_K = 1
+AP_FOUND = 2
+
+
+@njit(cache=True, inline="always")
+def gain_of(label, mode, table):
+    if mode == GAIN_EXP:
+        return 2.0**label - 1.0
+    if mode == GAIN_LINEAR:
+        return float(label)
+    return table[int(label)]
+
+
+@njit(cache=True)
+def discounts(n):
+    """``1 / log2(i + 2)`` for ``i < n``."""
+    out = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        out[i] = 1.0 / math.log2(i + 2.0)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _stop_prob(label, rel_min, err_scale):
+    # ERR's stopping probability (2**l - 1) / 2**max_label, 0 below rel_min
+    if label < rel_min:
+        return 0.0
+    return (2.0**label - 1.0) * err_scale
+
+
+@njit(cache=True)
+def _avg_products(values, n_values, skip, t_max, out):
+    """``out[t]`` = mean over t-subsets of ``values`` (without index ``skip``) of prod(1 - v).
+
+    Computed with a stable convex recurrence over the elements, for t <= t_max.
+    """
+    out[0] = 1.0
+    for t in range(1, t_max + 1):
+        out[t] = 0.0
+    size = 0
+    for j in range(n_values):
+        if j == skip:
+            continue
+        w = 1.0 - values[j]
+        size += 1
+        top = min(size, t_max)
+        for t in range(top, 0, -1):
+            out[t] = out[t] * (size - t) / size + w * out[t - 1] * t / size
+
+
+@njit(cache=True)
+def _query(
+    qrows,
+    labels,
+    scores,
+    tiekey,
+    retrieved,
+    has_retrieved,
+    pool,
+    tie_mode,
+    gain_mode,
+    gain_table,
+    rel_min,
+    err_scale,
+    ap_den,
+    p_min_kn,
+    kinds,
+    ks,
+    disc,
+    out_val,
+    out_empty,
+    out_ties,
+    ranked,
+    top,
+    gbuf,
+    ibuf,
+    lbuf,
+    prodbuf,
+):
+    """Evaluate every metric of one query; results go to ``out_*[j]`` for metric j."""
+    n_all = qrows.shape[0]
+    m = kinds.shape[0]
+    # ranked rows (retrieved) and the source of the ideal ranking / relevant count
+    n = 0
+    n_src = 0
+    n_rel_src = 0
+    max_gain = 0.0
+    for j in range(n_all):
+        r = qrows[j]
+        is_ranked = (not has_retrieved) or retrieved[r] != 0
+        if is_ranked:
+            ranked[n] = r
+            n += 1
+        if is_ranked or pool:
+            g = gain_of(labels[r], gain_mode, gain_table)
+            gbuf[n_src] = g
+            n_src += 1
+            if g > max_gain:
+                max_gain = g
+            if labels[r] >= rel_min:
+                n_rel_src += 1
+    # cutoffs: the ideal ranking for NDCG, one shared ordering for every metric but RR
+    k_ideal = 0
+    k_sort = 0
+    for j in range(m):
+        kk = ks[j] if ks[j] > 0 else n_all
+        if kinds[j] == NDCG and kk > k_ideal:
+            k_ideal = kk
+        if kinds[j] != RR and kk > k_sort:
+            k_sort = kk
+    n_ideal = top_values(gbuf, n_src, k_ideal, ibuf)
+
+    # ordering of the ranked rows
+    k_sort = min(k_sort, n)
+    sort_mode = tie_mode if tie_mode != AVERAGE else INPUT  # average: ties by input first
+    n_top = select_top(ranked, n, k_sort, scores, labels, tiekey, sort_mode, top)
+
+    # the tie group at the end of the selected prefix may continue beyond it
+    last_score = scores[top[n_top - 1]] if n_top > 0 else 0.0
+    last_total = 0  # size of the whole group with the last selected score
+    last_lo = 0.0
+    last_hi = 0.0
+    if n_top > 0:
+        first = True
+        for j in range(n):
+            r = ranked[j]
+            if scores[r] == last_score:
+                lab = labels[r]
+                if tie_mode == AVERAGE:
+                    lbuf[last_total] = lab
+                last_total += 1
+                if first:
+                    last_lo = lab
+                    last_hi = lab
+                    first = False
+                else:
+                    last_lo = min(last_lo, lab)
+                    last_hi = max(last_hi, lab)
+    last_start = n_top
+    while last_start > 0 and scores[top[last_start - 1]] == last_score:
+        last_start -= 1
+
+    for j in range(m):
+        kind = kinds[j]
+        k = ks[j]
+        kk = n if k == 0 else min(k, n)
+        graded = kind == NDCG or kind == DCG
+        empty = (max_gain <= 0.0) if graded else (n_rel_src == 0)
+        out_empty[j] = empty
+        if kind == RR:
+            out_val[j], out_ties[j] = _rr(
+                ranked, n, k, scores, labels, tiekey, tie_mode, rel_min
+            )
+            continue
+        if tie_mode == AVERAGE:
+            out_val[j] = _expected(
+                kind, kk, k, top, n_top, last_start, last_total, lbuf, scores, labels,
+                gain_mode, gain_table, rel_min, err_scale, ap_den, p_min_kn, n, n_rel_src,
+                disc, ibuf, n_ideal, prodbuf,
+            )
+        else:
+            out_val[j] = _exact(
+                kind, kk, k, top, labels, gain_mode, gain_table, rel_min, err_scale,
+                ap_den, p_min_kn, n, n_rel_src, disc, ibuf, n_ideal,
+            )
+        # did a tie with mixed labels fall inside the top kk?
+        affected = False
+        if kk > 0:
+            i = 0
+            while i < kk:
+                s = scores[top[i]]
+                lo = labels[top[i]]
+                hi = lo
+                e = i + 1
+                while e < n_top and scores[top[e]] == s:
+                    lab = labels[top[e]]
+                    lo = min(lo, lab)
+                    hi = max(hi, lab)
+                    e += 1
+                cut = e > kk or (s == last_score and last_total > n_top - last_start)
+                if s == last_score:
+                    lo = min(lo, last_lo)
+                    hi = max(hi, last_hi)
+                if hi != lo and (cut or not (kind == P or kind == R or kind == HIT)):
+                    affected = True
+                    break
+                i = e
+        out_ties[j] = affected
+
+
+@njit(cache=True)
+def _exact(kind, kk, k, top, labels, gain_mode, gain_table, rel_min, err_scale, ap_den,
+           p_min_kn, n, n_rel_src, disc, ideal, n_ideal):
+    if kind == DCG or kind == NDCG:
+        dcg = 0.0
+        for i in range(kk):
+            dcg += gain_of(labels[top[i]], gain_mode, gain_table) * disc[i]
+        if kind == DCG:
+            return dcg
+        idcg = 0.0
+        for i in range(min(k if k > 0 else n_ideal, n_ideal)):
+            idcg += ideal[i] * disc[i]
+        if idcg <= 0.0:
+            return 0.0
+        return dcg * (1.0 / idcg)
+    if kind == ERR:
+        err = 0.0
+        p_reach = 1.0
+        for i in range(kk):
+            rp = _stop_prob(labels[top[i]], rel_min, err_scale)
+            err += p_reach * rp / (i + 1.0)
+            p_reach *= 1.0 - rp
+        return err
+    hits = 0
+    sum_prec = 0.0
+    for i in range(kk):
+        if labels[top[i]] >= rel_min:
+            hits += 1
+            if kind == AP:
+                sum_prec += hits / (i + 1.0)
+    if kind == P:
+        div = k if k > 0 else n
+        if p_min_kn and n < div:
+            div = n
+        return hits / div if div > 0 else 0.0
+    if kind == R:
+        return hits / n_rel_src if n_rel_src > 0 else 0.0
+    if kind == HIT:
+        return 1.0 if hits > 0 else 0.0
+    # AP
+    if ap_den == AP_ALL:
+        den = n_rel_src
+    elif ap_den == AP_MIN_K:
+        den = min(n_rel_src, kk)
+    else:
+        den = hits
+    return sum_prec / den if den > 0 else 0.0
+
+
+@njit(cache=True)
+def _rr(ranked, n, k, scores, labels, tiekey, tie_mode, rel_min):
+    """Reciprocal rank in O(n): the best relevant row and how many rows rank before it."""
+    best = -1
+    for j in range(n):
+        r = ranked[j]
+        if labels[r] >= rel_min:
+            if tie_mode == AVERAGE:
+                if best < 0 or scores[r] > scores[best]:
+                    best = r
+            elif best < 0 or before(r, best, scores, labels, tiekey, tie_mode):
+                best = r
+    if best < 0:
+        return 0.0, False
+    s = scores[best]
+    n_before = 0
+    g = 0
+    g_rel = 0
+    for j in range(n):
+        r = ranked[j]
+        if scores[r] > s:
+            n_before += 1
+        elif scores[r] == s:
+            g += 1
+            if labels[r] >= rel_min:
+                g_rel += 1
+            if tie_mode != AVERAGE and before(r, best, scores, labels, tiekey, tie_mode):
+                n_before += 1
+    affected = g > g_rel and g_rel > 0
+    if tie_mode != AVERAGE:
+        rank = n_before + 1
+        if k > 0 and rank > k:
+            return 0.0, affected
+        return 1.0 / rank, affected
+    # expected 1/rank when the g tied rows are in random order: the first relevant row is
+    # at offset t with probability prod_{i<t} (g-r-i)/(g-i) * r/(g-t)
+    limit = g - g_rel + 1
+    if k > 0:
+        limit = min(limit, k - n_before)
+    value = 0.0
+    q = 1.0
+    for t in range(max(limit, 0)):
+        value += q * g_rel / (g - t) / (n_before + t + 1.0)
+        q *= (g - g_rel - t) / (g - t)
+    return value, affected
+
+
+@njit(cache=True)
+def _expected(kind, kk, k, top, n_top, last_start, last_total, lbuf, scores, labels,
+              gain_mode, gain_table, rel_min, err_scale, ap_den, p_min_kn, n, n_rel_src,
+              disc, ideal, n_ideal, prodbuf):
+    """Expected value of a metric over all orders of tied rows (``ties="average"``)."""
+    # walk over the tie groups intersecting [0, kk)
+    dcg = 0.0
+    exp_hits = 0.0  # expected relevant rows in the top kk
+    hits_before = 0  # relevant rows in groups fully before the current one
+    p_none = 1.0  # probability of no relevant row in the top kk
+    err = 0.0
+    p_reach = 1.0
+    ap_num = 0.0  # expected sum of precisions (constant denominators)
+    found_cut = False
+    cut_g = 0
+    cut_r = 0
+    cut_m = 0
+    cut_start = 0
+    cut_hits_before = 0
+    i = 0
+    while i < kk:
+        s = scores[top[i]]
+        e = i + 1
+        while e < n_top and scores[top[e]] == s:
+            e += 1
+        if i == last_start:
+            g = last_total
+            grp_labels = lbuf
+        else:
+            # inner groups are complete inside the selected prefix; copy their labels to the
+            # second half of the scratch buffer (the first half holds the last group's labels)
+            g = e - i
+            half = lbuf.shape[0] // 2
+            for t in range(g):
+                lbuf[half + t] = labels[top[i + t]]
+            grp_labels = lbuf[half:]
+        mslots = min(g, kk - i)
+        gsum = 0.0
+        r = 0
+        for t in range(g):
+            lab = grp_labels[t]
+            gsum += gain_of(lab, gain_mode, gain_table)
+            if lab >= rel_min:
+                r += 1
+        # DCG: every slot gets the mean gain of the group
+        dsum = 0.0
+        for t in range(mslots):
+            dsum += disc[i + t]
+        dcg += gsum / g * dsum
+        exp_hits += r * mslots / g
+        # probability that none of the mslots slots holds a relevant row
+        q = 1.0
+        for t in range(mslots):
+            q *= (g - r - t) / (g - t)
+        p_none *= q
+        # AP numerator: E[rel_t * hits_t] / (rank)
+        for t in range(mslots):
+            pair = r * (r - 1) / (g * (g - 1.0)) if g > 1 else 0.0
+            ap_num += (r / g * (hits_before + 1) + t * pair) / (i + t + 1.0)
+        if mslots < g:
+            found_cut = True
+            cut_g = g
+            cut_r = r
+            cut_m = mslots
+            cut_start = i
+            cut_hits_before = hits_before
+        # ERR over random orders of the group
+        if kind == ERR:
+            contrib = 0.0
+            # stop probabilities of the members
+            for t in range(g):
+                prodbuf[g + 1 + t] = _stop_prob(grp_labels[t], rel_min, err_scale)
+            stops = prodbuf[g + 1: 2 * g + 1]
+            # members with equal stop probabilities share one expectation: compute it once
+            for a in range(g):
+                ra = stops[a]
+                if ra == 0.0:
+                    continue
+                seen = False
+                for b in range(a):
+                    if stops[b] == ra:
+                        seen = True
+                        break
+                if seen:
+                    continue
+                same = 0
+                for b in range(a, g):
+                    if stops[b] == ra:
+                        same += 1
+                _avg_products(stops, g, a, mslots - 1, prodbuf)
+                for t in range(mslots):
+                    contrib += same * ra * prodbuf[t] / g / (i + t + 1.0)
+            err += p_reach * contrib
+            whole = 1.0
+            for t in range(g):
+                whole *= 1.0 - stops[t]
+            p_reach *= whole
+        hits_before += r
+        i = i + mslots
+    if kind == DCG or kind == NDCG:
+        if kind == DCG:
+            return dcg
+        idcg = 0.0
+        for t in range(min(k if k > 0 else n_ideal, n_ideal)):
+            idcg += ideal[t] * disc[t]
+        return dcg / idcg if idcg > 0.0 else 0.0
+    if kind == ERR:
+        return err
+    if kind == P:
+        div = k if k > 0 else n
+        if p_min_kn and n < div:
+            div = n
+        return exp_hits / div if div > 0 else 0.0
+    if kind == R:
+        return exp_hits / n_rel_src if n_rel_src > 0 else 0.0
+    if kind == HIT:
+        return 1.0 - p_none
+    # AP
+    if ap_den == AP_ALL:
+        return ap_num / n_rel_src if n_rel_src > 0 else 0.0
+    if ap_den == AP_MIN_K:
+        den = min(n_rel_src, kk)
+        return ap_num / den if den > 0 else 0.0
+    # denominator = relevant rows found in the top kk: random when a group is cut.
+    if not found_cut:
+        fixed = exp_hits  # integer-valued here
+        return ap_num / fixed if fixed > 0 else 0.0
+    # condition on h relevant rows among the cut group's slots (hypergeometric)
+    # numerator from the groups before the cut group is fixed
+    before_num = 0.0
+    # recompute the part of ap_num that belongs to the cut group and remove it
+    g = cut_g
+    r = cut_r
+    mslots = cut_m
+    pair_all = r * (r - 1) / (g * (g - 1.0)) if g > 1 else 0.0
+    cut_part = 0.0
+    for t in range(mslots):
+        cut_part += (r / g * (cut_hits_before + 1) + t * pair_all) / (cut_start + t + 1.0)
+    before_num = ap_num - cut_part
+    value = 0.0
+    for h in range(0, min(r, mslots) + 1):
+        # P(h) = C(r, h) C(g - r, m - h) / C(g, m)
+        if mslots - h > g - r:
+            continue
+        logp = (_lchoose(r, h) + _lchoose(g - r, mslots - h) - _lchoose(g, mslots))
+        ph = math.exp(logp)
+        den = cut_hits_before + h
+        if den == 0:
+            continue
+        num = 0.0
+        if h > 0:
+            pair = h * (h - 1) / (mslots * (mslots - 1.0)) if mslots > 1 else 0.0
+            for t in range(mslots):
+                num += (h / mslots * (cut_hits_before + 1) + t * pair) / (cut_start + t + 1.0)
+        value += ph * (before_num + num) / den
+    return value
+
+
+@njit(cache=True, inline="always")
+def _lchoose(n, k):
+    return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
+
+
+@njit(cache=True, parallel=True)
+def evaluate_grouped(
+    rows,
+    offsets,
+    labels,
+    scores,
+    tiekey,
+    retrieved,
+    pool,
+    tie_mode,
+    gain_mode,
+    gain_table,
+    rel_min,
+    err_scale,
+    ap_den,
+    p_min_kn,
+    kinds,
+    ks,
+    max_query,
+):
+    """Evaluate ``kinds``/``ks`` on every query; returns values, empty flags, tie flags."""
+    n_q = offsets.shape[0] - 1
+    m = kinds.shape[0]
+    values = np.empty((n_q, m), dtype=np.float64)
+    empty = np.zeros((n_q, m), dtype=np.bool_)
+    ties = np.zeros((n_q, m), dtype=np.bool_)
+    disc = discounts(max(max_query, 1))
+    has_retrieved = retrieved.shape[0] > 0
+    n_chunks = min(n_q, 64)
+    if n_chunks == 0:
+        return values, empty, ties
+    for c in prange(n_chunks):
+        lo = c * n_q // n_chunks
+        hi = (c + 1) * n_q // n_chunks
+        ranked = np.empty(max_query, dtype=np.int64)
+        top = np.empty(max_query, dtype=np.int64)
+        gbuf = np.empty(max_query, dtype=np.float64)
+        ibuf = np.empty(max_query, dtype=np.float64)
+        lbuf = np.empty(2 * max_query + 2, dtype=labels.dtype)
+        prodbuf = np.empty(3 * max_query + 3, dtype=np.float64)
+        for q in range(lo, hi):
+            _query(
+                rows[offsets[q]:offsets[q + 1]], labels, scores, tiekey, retrieved,
+                has_retrieved, pool, tie_mode, gain_mode, gain_table, rel_min, err_scale,
+                ap_den, p_min_kn, kinds, ks, disc, values[q], empty[q], ties[q], ranked, top,
+                gbuf, ibuf, lbuf, prodbuf,
+            )
+    return values, empty, ties

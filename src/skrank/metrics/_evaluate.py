@@ -1,0 +1,414 @@
+"""``evaluate``: validate flat inputs once, group them, run the kernel, apply conventions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .._groups import Grouping, group_rows
+from .._kernels import _metrics as K
+from .._validation import param_error
+from ..conventions import Conventions, resolve_conventions
+from ..exceptions import EmptyQueryError, InputError
+from ._result import EvaluationResult, MetricResult
+from ._spec import Metric
+
+__all__ = ["evaluate"]
+
+_KIND = {"ndcg": K.NDCG, "dcg": K.DCG, "p": K.P, "r": K.R, "hit": K.HIT, "ap": K.AP,
+         "rr": K.RR, "err": K.ERR}
+_TIE = {"pessimistic": 0, "optimistic": 1, "input": 2, "average": 3, "docid": 4}
+_AP_DEN = {"all": K.AP_ALL, "min_k": K.AP_MIN_K, "found": K.AP_FOUND}
+
+
+@njit(cache=True)
+def _scan(values):
+    """(all finite, min, max, all integer) in one pass."""
+    finite = True
+    integer = True
+    lo = np.inf
+    hi = -np.inf
+    for i in range(values.shape[0]):
+        v = float(values[i])
+        if not np.isfinite(v):
+            finite = False
+            continue
+        if v < lo:
+            lo = v
+        if v > hi:
+            hi = v
+        if integer and v != np.floor(v):
+            integer = False
+    return finite, lo, hi, integer
+
+
+@njit(cache=True)
+def _all_finite_where(values, mask):
+    has_mask = mask.shape[0] > 0
+    for i in range(values.shape[0]):
+        if has_mask and not mask[i]:
+            continue
+        v = values[i]
+        if not np.isfinite(v):
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _query_weights(rows, offsets, weights):
+    # mean of the rows' weights, summed in the weights' own dtype and order (as LightGBM does
+    # with its float32 weights)
+    n_q = offsets.shape[0] - 1
+    out = np.empty(n_q, dtype=weights.dtype)
+    for q in range(n_q):
+        s = weights[rows[offsets[q]]]
+        for j in range(offsets[q] + 1, offsets[q + 1]):
+            s += weights[rows[j]]
+        out[q] = s / (offsets[q + 1] - offsets[q])
+    return out
+
+
+@njit(cache=True)
+def _mean(values, empty, empty_rule, weights, empty_weighted):
+    # empty_rule: 0 exclude, 1 zero, 2 one (error is raised before)
+    has_w = weights.shape[0] > 0
+    num = 0.0
+    den = 0.0
+    for q in range(values.shape[0]):
+        if empty[q]:
+            if empty_rule == 0:
+                continue
+            v = 0.0 if empty_rule == 1 else 1.0
+        else:
+            v = values[q]
+        if has_w:
+            w = float(weights[q])
+            if empty[q] and not empty_weighted:
+                num += v
+            else:
+                num += v * w
+            den += w
+        else:
+            num += v
+            den += 1.0
+    if den == 0.0:
+        return np.nan
+    return num / den
+
+
+def _as_1d(name: str, value: Any, caller: str) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.ndim != 1:
+        raise InputError(
+            f"The {name!r} parameter of {caller} must be a 1-D array (one value per row). "
+            f"Got an array of shape {arr.shape} instead."
+        )
+    return arr
+
+
+def _numeric(name: str, arr: np.ndarray, caller: str) -> np.ndarray:
+    if arr.dtype.kind == "b":
+        return arr.astype(np.int8)
+    if arr.dtype.kind not in "iuf":
+        raise InputError(
+            f"The {name!r} parameter of {caller} must hold numbers. Got dtype {arr.dtype} instead."
+        )
+    return arr
+
+
+def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metric], caller: str):
+    finite, lo, hi, integer = _scan(y_true)
+    if not finite:
+        bad = np.flatnonzero(~np.isfinite(y_true))[0]
+        raise InputError(
+            f"The 'y_true' parameter of {caller} must hold finite relevance labels. "
+            f"Got {y_true[bad]!r} at row {bad} instead."
+        )
+    if lo < 0:
+        bad = int(np.flatnonzero(y_true < 0)[0])
+        raise InputError(
+            f"The 'y_true' parameter of {caller} must hold non-negative relevance labels "
+            f"(gain={conv.gain_name()}). Got {y_true[bad]!r} at row {bad} instead."
+        )
+    if isinstance(conv.gain, tuple):
+        if not integer:
+            bad = int(np.flatnonzero(y_true != np.floor(y_true))[0])
+            raise InputError(
+                f"The 'y_true' parameter of {caller} must hold integer labels to index the "
+                f"gain table {conv.gain_name()}. Got {y_true[bad]!r} at row {bad} instead."
+            )
+        if hi >= len(conv.gain):
+            bad = int(np.flatnonzero(y_true >= len(conv.gain))[0])
+            raise InputError(
+                f"The 'y_true' parameter of {caller} must hold labels 0..{len(conv.gain) - 1} "
+                f"(the gain table has {len(conv.gain)} entries). Got {y_true[bad]!r} at row "
+                f"{bad} instead."
+            )
+    elif conv.gain == "exp" and hi > 1000:
+        raise InputError(
+            f"The 'y_true' parameter of {caller} must hold labels <= 1000 with gain='exp' "
+            f"(2**label overflows). Got {hi!r} instead."
+        )
+    max_label = hi if hi != -np.inf else 0.0
+    if any(m.name == "err" for m in metrics) and conv.max_label is not None:
+        if hi > conv.max_label:
+            raise InputError(
+                f"The 'y_true' parameter of {caller} must hold labels <= max_label="
+                f"{conv.max_label} for ERR. Got {hi!r} instead."
+            )
+        max_label = float(conv.max_label)
+    return max_label
+
+
+def _tiekey(doc_id, grouping: Grouping, n: int, caller: str) -> np.ndarray:
+    ids = _as_1d("doc_id", doc_id, caller)
+    if ids.shape[0] != n:
+        raise InputError(
+            f"The 'doc_id' parameter of {caller} must have one id per row: y_true has {n} rows "
+            f"but doc_id has {ids.shape[0]}."
+        )
+    _, code = np.unique(ids, return_inverse=True)
+    code = code.ravel().astype(np.int64)
+    # duplicates inside a query: sort (query, doc) codes and look at neighbours
+    qidx = grouping.query_index()
+    pair = np.lexsort((code, qidx))
+    dup = (qidx[pair][1:] == qidx[pair][:-1]) & (code[pair][1:] == code[pair][:-1])
+    if dup.any():
+        row = int(pair[1:][dup][0])
+        raise InputError(
+            f"The 'doc_id' parameter of {caller} must not repeat a document within a query. "
+            f"Got {ids[row]!r} twice in query {grouping.qids[qidx[row]]!r}."
+        )
+    return code
+
+
+def evaluate(
+    y_true,
+    y_score,
+    qid=None,
+    *,
+    group=None,
+    metrics: Sequence[str | Metric] | str | Metric = ("ndcg@10",),
+    preset: str | None = None,
+    conventions: Conventions | None = None,
+    doc_id=None,
+    sample_weight=None,
+    retrieved=None,
+    tie_bounds: bool = False,
+    gain=None,
+    ties: str | None = None,
+    empty: str | None = None,
+    rel_min: float | None = None,
+    ap_denominator: str | None = None,
+    p_divisor: str | None = None,
+    idcg: str | None = None,
+    score_precision: str | None = None,
+    default_k: int | None = None,
+    max_label: int | None = None,
+    empty_weighted: bool | None = None,
+    _caller: str = "evaluate",
+) -> EvaluationResult:
+    """Compute several ranking metrics in one pass over flat arrays.
+
+    Rows are documents; ``qid`` says which query each row belongs to (rows of a query need
+    not be adjacent). One ordering per query is shared by every metric.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+        Graded relevance labels (non-negative).
+    y_score : array-like of shape (n_rows,)
+        Scores; higher ranks first.
+    qid : array-like of shape (n_rows,), optional
+        Query id of each row (integers or strings). Give either ``qid`` or ``group``.
+    group : array-like of int, optional
+        Query sizes of contiguous queries (LightGBM's ``group``), instead of ``qid``.
+    metrics : str, Metric or sequence of them, default=("ndcg@10",)
+        Metric names such as ``"ndcg@10"``, ``"ap@10"``, ``"p@5"``, ``"r@100"``,
+        ``"hit@10"``, ``"rr"``, ``"err@20"``, ``"dcg@5"``.
+    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"}, optional
+        Conventions that reproduce a reference library; explicit conventions override it.
+    conventions : Conventions, optional
+        A complete set of conventions to start from (instead of ``preset``).
+    doc_id : array-like of shape (n_rows,), optional
+        Document ids; needed by ``ties="docid"``. Repeats within a query are an error.
+    sample_weight : array-like of shape (n_rows,), optional
+        Row weights; a query's weight is the mean of its rows' weights (as in LightGBM).
+    retrieved : array-like of bool, optional
+        False marks judged documents the system did not return: they are not ranked but
+        count in the ideal DCG and the number of relevant documents under ``idcg="pool"``.
+    tie_bounds : bool, default=False
+        Also compute the pessimistic and optimistic means (``MetricResult.tie_interval``).
+    gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, score_precision, default_k, \
+max_label, empty_weighted
+        Conventions; see :class:`skrank.Conventions`. Defaults: ``gain="exp"``,
+        ``ties="pessimistic"``, ``empty="exclude"``, ``rel_min=1``.
+
+    Returns
+    -------
+    EvaluationResult
+        A mapping from metric name to :class:`MetricResult`.
+
+    Examples
+    --------
+    >>> import skrank
+    >>> y_true = [2, 0, 1, 0, 0, 1]
+    >>> y_score = [0.9, 0.5, 0.5, 0.3, 0.8, 0.8]
+    >>> qid = [1, 1, 1, 2, 2, 2]
+    >>> res = skrank.evaluate(y_true, y_score, qid, metrics=["ndcg@2", "rr"])
+    >>> print(res)  # doctest: +NORMALIZE_WHITESPACE
+    NDCG@2 = 0.7286 (gain=exp, ties=pessimistic, empty=exclude; 2 queries,
+    2 with ties that change the value)
+    RR = 0.7500 (ties=pessimistic, empty=exclude, rel_min=1; 2 queries,
+    1 with ties that change the value)
+    >>> res["rr"].per_query
+    array([1. , 0.5])
+    """
+    caller = _caller
+    conv = resolve_conventions(
+        preset, conventions, gain=gain, ties=ties, empty=empty, rel_min=rel_min,
+        ap_denominator=ap_denominator, p_divisor=p_divisor, idcg=idcg,
+        score_precision=score_precision, default_k=default_k, max_label=max_label,
+        empty_weighted=empty_weighted,
+    )
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
+    if not isinstance(metrics, Sequence) or len(metrics) == 0:
+        raise param_error("metrics", "a non-empty list of metric names such as 'ndcg@10'",
+                          metrics, caller)
+    specs: list[Metric] = []
+    for m in metrics:
+        spec = Metric.parse(m)
+        if spec not in specs:
+            specs.append(spec)
+    if not isinstance(tie_bounds, bool):
+        raise param_error("tie_bounds", "a bool", tie_bounds, caller)
+
+    y_true = _numeric("y_true", _as_1d("y_true", y_true, caller), caller)
+    y_score = _numeric("y_score", _as_1d("y_score", y_score, caller), caller)
+    n = y_true.shape[0]
+    if y_score.shape[0] != n:
+        raise InputError(
+            f"y_true and y_score of {caller} must have the same length. "
+            f"Got {n} and {y_score.shape[0]} instead."
+        )
+    if n == 0:
+        raise InputError(f"The input of {caller} is empty: y_true and y_score have no rows.")
+
+    mask = np.zeros(0, dtype=np.bool_)
+    if retrieved is not None:
+        mask = _as_1d("retrieved", retrieved, caller)
+        if mask.dtype.kind != "b" or mask.shape[0] != n:
+            raise param_error("retrieved", f"a boolean array of length {n}", retrieved, caller)
+    bad = _all_finite_where(y_score, mask)
+    if bad >= 0:
+        raise InputError(
+            f"The 'y_score' parameter of {caller} must hold finite scores. "
+            f"Got {y_score[bad]!r} at row {bad} instead."
+        )
+    max_lab = _check_labels(y_true, conv, specs, caller)
+    if conv.score_precision == "float32":
+        y_score = y_score.astype(np.float32)
+    elif y_score.dtype.kind != "f":
+        y_score = y_score.astype(np.float64)
+
+    grouping = group_rows(n, qid, group, caller=caller)
+    tiekey = np.zeros(0, dtype=np.int64)
+    if doc_id is not None:
+        tiekey = _tiekey(doc_id, grouping, n, caller)
+    elif conv.ties == "docid":
+        raise param_error("doc_id", "given when ties='docid' (trec_eval's tie rule)", None, caller)
+
+    weights = None
+    if sample_weight is not None:
+        w = _numeric("sample_weight", _as_1d("sample_weight", sample_weight, caller), caller)
+        if w.shape[0] != n:
+            raise InputError(
+                f"The 'sample_weight' parameter of {caller} must have one weight per row: "
+                f"y_true has {n} rows but sample_weight has {w.shape[0]}."
+            )
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise InputError(
+                f"The 'sample_weight' parameter of {caller} must hold finite non-negative "
+                "weights."
+            )
+        if w.dtype.kind != "f":
+            w = w.astype(np.float64)
+        weights = _query_weights(grouping.rows, grouping.offsets, w)
+
+    ks = []
+    for s in specs:
+        k = s.k if s.k is not None else conv.default_k
+        ks.append(0 if k is None else k)
+    kinds = np.array([_KIND[s.name] for s in specs], dtype=np.int64)
+    ks_arr = np.array(ks, dtype=np.int64)
+    raw = _run(y_true, y_score, tiekey, mask, grouping, conv, conv.ties, kinds, ks_arr, max_lab)
+    bounds = None
+    if tie_bounds:
+        lo = _run(y_true, y_score, tiekey, mask, grouping, conv, "pessimistic", kinds, ks_arr,
+                  max_lab)
+        hi = _run(y_true, y_score, tiekey, mask, grouping, conv, "optimistic", kinds, ks_arr,
+                  max_lab)
+        bounds = (lo, hi)
+
+    results = {}
+    for j, spec in enumerate(specs):
+        results[spec] = _finish(spec, j, raw, bounds, grouping, conv, weights, caller)
+    return EvaluationResult(tuple(specs), grouping.qids, conv, results)
+
+
+def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max_lab):
+    if isinstance(conv.gain, tuple):
+        gain_mode, table = K.GAIN_TABLE, np.asarray(conv.gain, dtype=np.float64)
+    else:
+        gain_mode = K.GAIN_EXP if conv.gain == "exp" else K.GAIN_LINEAR
+        table = np.zeros(1, dtype=np.float64)
+    return K.evaluate_grouped(
+        grouping.rows, grouping.offsets, y_true, y_score, tiekey, mask,
+        conv.idcg == "pool", _TIE[tie_rule], gain_mode, table, float(conv.rel_min),
+        float(2.0 ** -max_lab), _AP_DEN[conv.ap_denominator], conv.p_divisor == "min_k_n",
+        kinds, ks, max(grouping.max_size, 1),
+    )
+
+
+_EMPTY_CODE = {"exclude": 0, "zero": 1, "one": 2}
+
+
+def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResult:
+    values, empty, ties = raw
+    col = np.ascontiguousarray(values[:, j])
+    emp = np.ascontiguousarray(empty[:, j])
+    n_empty = int(emp.sum())
+    if conv.empty == "error" and n_empty:
+        first = grouping.qids[int(np.flatnonzero(emp)[0])]
+        raise EmptyQueryError(
+            f"{n_empty} queries have no relevant document for {spec.display} (first: query "
+            f"{first!r}) and empty='error'. Choose empty='exclude', 'zero' or 'one'."
+        )
+    code = _EMPTY_CODE.get(conv.empty, 0)
+    w = weights if weights is not None else np.zeros(0)
+    value = _mean(col, emp, code, w, conv.empty_weighted)
+    per_query = col.copy()
+    if n_empty:
+        per_query[emp] = {0: np.nan, 1: 0.0, 2: 1.0}[code]
+    interval = None
+    if bounds is not None:
+        interval = tuple(
+            float(_mean(np.ascontiguousarray(b[0][:, j]), emp, code, w, conv.empty_weighted))
+            for b in bounds
+        )
+    return MetricResult(
+        metric=spec,
+        value=float(value),
+        per_query=per_query,
+        qids=grouping.qids,
+        conventions=conv,
+        n_queries=grouping.n_queries,
+        n_empty=n_empty,
+        n_tie_affected=int(ties[:, j].sum()),
+        tie_interval=interval,
+        weighted=weights is not None,
+    )
