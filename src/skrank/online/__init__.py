@@ -1,0 +1,107 @@
+"""Online and counterfactual evaluation: interleaving, click models, IPS-family estimators, A/B.
+
+Offline metrics shortlist; interleaving and A/B tests decide; counterfactual estimates from
+randomised logs bridge the two (see ``docs/online.rst``).
+
+Interleaving
+    :func:`team_draft_interleave`, :func:`balanced_interleave`,
+    :func:`probabilistic_interleave` build an :class:`Interleaving` whose
+    :meth:`~Interleaving.credit` turns clicks into an outcome; :func:`interleaving_test`
+    aggregates outcomes (wins, losses, ties, preference, sign test, bootstrap CI);
+    :func:`simulate_interleaving` runs simulated users.
+Click models
+    :class:`PositionBasedModel`, :class:`CascadeModel`.
+Counterfactual evaluation
+    Logged bandit feedback: :func:`ips` (``max_weight=`` for clipped IPS), :func:`snips`,
+    :func:`direct_method`, :func:`doubly_robust`. Slates: :func:`slate_standard_ips`,
+    :func:`independent_ips`, :func:`reward_interaction_ips`. Rankings: :func:`pbm_ips`,
+    with propensities from :func:`estimate_propensities_shuffle` or
+    :func:`estimate_propensities_swap`.
+A/B helpers
+    :func:`ctr_at_k`, :func:`two_proportion_ztest`, :func:`sample_size_per_arm`,
+    :func:`ratio_metric`, :func:`ratio_ztest`.
+"""
+
+from __future__ import annotations
+
+from ._ab import (
+    ALTERNATIVES,
+    ctr_at_k,
+    ratio_metric,
+    ratio_ztest,
+    sample_size_per_arm,
+    two_proportion_ztest,
+)
+from ._clicks import CTR_DEFINITIONS, CascadeModel, PositionBasedModel
+from ._counterfactual import (
+    CI_METHODS,
+    direct_method,
+    doubly_robust,
+    estimate_propensities_shuffle,
+    estimate_propensities_swap,
+    independent_ips,
+    ips,
+    pbm_ips,
+    reward_interaction_ips,
+    slate_standard_ips,
+    snips,
+)
+from ._interleaving import (
+    COMMON_PREFIX_RULES,
+    EXHAUSTED_RULES,
+    INTERLEAVING_METHODS,
+    NO_CLICK_RULES,
+    Interleaving,
+    balanced_interleave,
+    interleaving_test,
+    probabilistic_interleave,
+    sign_test,
+    simulate_interleaving,
+    team_draft_interleave,
+)
+from ._results import (
+    InterleavingResult,
+    OffPolicyEstimate,
+    PropensityEstimate,
+    RatioEstimate,
+    ZTestResult,
+)
+
+__all__ = [
+    "ALTERNATIVES",
+    "CI_METHODS",
+    "COMMON_PREFIX_RULES",
+    "CTR_DEFINITIONS",
+    "EXHAUSTED_RULES",
+    "INTERLEAVING_METHODS",
+    "NO_CLICK_RULES",
+    "CascadeModel",
+    "Interleaving",
+    "InterleavingResult",
+    "OffPolicyEstimate",
+    "PositionBasedModel",
+    "PropensityEstimate",
+    "RatioEstimate",
+    "ZTestResult",
+    "balanced_interleave",
+    "ctr_at_k",
+    "direct_method",
+    "doubly_robust",
+    "estimate_propensities_shuffle",
+    "estimate_propensities_swap",
+    "independent_ips",
+    "interleaving_test",
+    "ips",
+    "pbm_ips",
+    "probabilistic_interleave",
+    "ratio_metric",
+    "ratio_ztest",
+    "reward_interaction_ips",
+    "sample_size_per_arm",
+    "sign_test",
+    "simulate_interleaving",
+    "slate_standard_ips",
+    "snips",
+    "team_draft_interleave",
+    "two_proportion_ztest",
+]

@@ -1,0 +1,360 @@
+"""A/B-test helpers: CTR@k, two-proportion z-test, sample size, ratio metrics (private).
+
+Conventions named here because they change the numbers:
+
+- CTR@k has three common definitions (``definition=`` is required): the share of impressions
+  with at least one click in the top ``k`` (``"any_click"``), the mean number of clicks in the
+  top ``k`` per impression (``"clicks_per_impression"``), and the click rate of each of the
+  top ``k`` positions (``"positional"``).
+- The z-test of two proportions uses the pooled standard error for the test statistic (the
+  null hypothesis is equal rates) and the unpooled one for the confidence interval of the
+  difference.
+- Ratio metrics (clicks / impressions when users are randomised) are not proportions of
+  independent trials: a user's impressions are correlated, so the binomial standard error is
+  too small. The delta method over users gives the right one (Deng, Knoblich and Lu, KDD 2018).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .._validation import check_choice, check_int, param_error
+from ._clicks import CTR_DEFINITIONS
+from ._results import RatioEstimate, ZTestResult
+from ._utils import (
+    as_float_array,
+    check_confidence_level,
+    check_same_length,
+    input_error,
+)
+
+__all__ = [
+    "ALTERNATIVES",
+    "ctr_at_k",
+    "ratio_metric",
+    "ratio_ztest",
+    "sample_size_per_arm",
+    "two_proportion_ztest",
+]
+
+#: Alternative hypotheses about arm B against arm A.
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+def ctr_at_k(clicks: Any, k: int | None = None, *, definition: str) -> float | np.ndarray:
+    """Click-through rate at ``k`` of a click log, under a named definition.
+
+    Parameters
+    ----------
+    clicks : array-like of {0, 1} or bool, shape (n_impressions, n_positions)
+        Click indicators in shown order.
+    k : int or None, default=None
+        Cutoff; None is every position. Impressions shorter than ``k`` should be padded
+        with 0.
+    definition : {"any_click", "clicks_per_impression", "positional"}
+        ``"any_click"``: share of impressions with at least one click in the top ``k``.
+        ``"clicks_per_impression"``: clicks in the top ``k`` divided by impressions.
+        ``"positional"``: click rate of each of the top ``k`` positions (an array).
+
+    Returns
+    -------
+    float or ndarray of shape (k,)
+
+    Examples
+    --------
+    >>> from skrank.online import ctr_at_k
+    >>> clicks = [[1, 1, 0], [0, 0, 1], [0, 0, 0], [0, 1, 0]]
+    >>> ctr_at_k(clicks, 2, definition="any_click")              # 2 of 4 impressions
+    0.5
+    >>> ctr_at_k(clicks, 2, definition="clicks_per_impression")  # 3 clicks / 4
+    0.75
+    >>> ctr_at_k(clicks, 2, definition="positional").tolist()
+    [0.25, 0.5]
+    """
+    caller = "ctr_at_k"
+    check_choice("definition", definition, CTR_DEFINITIONS, caller)
+    c = as_float_array("clicks", clicks, caller, ndim=2)
+    if not np.isin(c, (0.0, 1.0)).all():
+        raise input_error("clicks", "0/1 or bool", f"values {np.unique(c)[:5]}", caller)
+    if c.shape[0] == 0:
+        raise input_error("clicks", "at least one impression", "0 impressions", caller)
+    k = check_int("k", k, min_value=1, allow_none=True, caller=caller)
+    if k is not None and k > c.shape[1]:
+        raise input_error("clicks", f"at least k={k} positions (pad with 0)",
+                          f"{c.shape[1]} positions", caller)
+    top = c[:, :k] if k is not None else c
+    if definition == "positional":
+        return top.mean(axis=0)
+    if definition == "clicks_per_impression":
+        return float(top.sum(axis=1).mean())
+    return float(top.any(axis=1).mean())
+
+
+def _check_alternative(alternative: Any, caller: str) -> str:
+    return check_choice("alternative", alternative, ALTERNATIVES, caller)
+
+
+def _p_value(z: float, alternative: str) -> float:
+    if math.isnan(z):
+        return math.nan
+    if alternative == "two-sided":
+        return float(2 * stats.norm.sf(abs(z)))
+    if alternative == "greater":
+        return float(stats.norm.sf(z))
+    return float(stats.norm.cdf(z))
+
+
+def _count(name: str, value: Any, caller: str, minimum: int = 0) -> int:
+    return int(check_int(name, value, min_value=minimum, caller=caller))
+
+
+def two_proportion_ztest(
+    successes_a: int,
+    n_a: int,
+    successes_b: int,
+    n_b: int,
+    *,
+    alternative: str = "two-sided",
+    confidence_level: float = 0.95,
+) -> ZTestResult:
+    """Two-proportion z-test of arm B against arm A (e.g. CTR with any click per impression).
+
+    ``z = (p_b - p_a) / sqrt(p (1 - p) (1/n_a + 1/n_b))`` with the pooled rate
+    ``p = (x_a + x_b) / (n_a + n_b)``; the interval of ``p_b - p_a`` uses the unpooled standard
+    error ``sqrt(p_a (1 - p_a) / n_a + p_b (1 - p_b) / n_b)``. Assumes independent trials:
+    randomise and count per impression, or use :func:`ratio_ztest` when users are randomised
+    and have several impressions each.
+
+    Parameters
+    ----------
+    successes_a, n_a : int
+        Successes (e.g. impressions with a click) and trials of arm A (control).
+    successes_b, n_b : int
+        The same for arm B (treatment).
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        ``"greater"`` tests B > A.
+    confidence_level : float, default=0.95
+
+    Returns
+    -------
+    ZTestResult
+
+    Examples
+    --------
+    >>> from skrank.online import two_proportion_ztest
+    >>> res = two_proportion_ztest(100, 1000, 130, 1000)
+    >>> round(res.z, 4), round(res.p_value, 4)
+    (2.1027, 0.0355)
+    """
+    caller = "two_proportion_ztest"
+    n_a = _count("n_a", n_a, caller, 1)
+    n_b = _count("n_b", n_b, caller, 1)
+    x_a = _count("successes_a", successes_a, caller)
+    x_b = _count("successes_b", successes_b, caller)
+    if x_a > n_a:
+        raise param_error("successes_a", f"an int in [0, n_a={n_a}]", x_a, caller)
+    if x_b > n_b:
+        raise param_error("successes_b", f"an int in [0, n_b={n_b}]", x_b, caller)
+    alternative = _check_alternative(alternative, caller)
+    level = check_confidence_level(confidence_level, caller)
+    p_a, p_b = x_a / n_a, x_b / n_b
+    pooled = (x_a + x_b) / (n_a + n_b)
+    se0 = math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
+    diff = p_b - p_a
+    z = diff / se0 if se0 > 0 else 0.0
+    se = math.sqrt(p_a * (1 - p_a) / n_a + p_b * (1 - p_b) / n_b)
+    return _ztest_result(p_a, p_b, se, z, alternative, level, n_a, n_b,
+                         "two-proportion z-test (pooled)")
+
+
+def _ztest_result(
+    v_a: float, v_b: float, se: float, z: float, alternative: str, level: float, n_a: int,
+    n_b: int, method: str,
+) -> ZTestResult:
+    diff = v_b - v_a
+    if alternative == "two-sided":
+        q = float(stats.norm.ppf(0.5 + level / 2))
+        ci = (diff - q * se, diff + q * se)
+    elif alternative == "greater":
+        ci = (diff - float(stats.norm.ppf(level)) * se, math.inf)
+    else:
+        ci = (-math.inf, diff + float(stats.norm.ppf(level)) * se)
+    rel = diff / v_a if v_a != 0 else math.nan
+    return ZTestResult(
+        value_a=float(v_a), value_b=float(v_b), difference=float(diff),
+        relative_difference=float(rel), se=float(se), z=float(z),
+        p_value=_p_value(z, alternative), ci=(float(ci[0]), float(ci[1])),
+        confidence_level=level, n_a=n_a, n_b=n_b, alternative=alternative, method=method,
+    )
+
+
+def sample_size_per_arm(
+    baseline: float,
+    effect: float,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+    relative: bool = False,
+) -> int:
+    """Trials per arm for a two-proportion z-test to detect ``effect`` with ``power``.
+
+    ``n = (z_a sqrt(2 pbar (1 - pbar)) + z_b sqrt(p1 (1 - p1) + p2 (1 - p2)))**2 / effect**2``
+    with ``p1 = baseline``, ``p2 = baseline + effect``, ``pbar = (p1 + p2) / 2``,
+    ``z_a = z_{1 - alpha/2}`` (two-sided; ``z_{1 - alpha}`` one-sided) and ``z_b = z_{power}``,
+    rounded up (Fleiss, *Statistical Methods for Rates and Proportions*, no continuity
+    correction). This is the power of :func:`two_proportion_ztest` at that size.
+
+    Parameters
+    ----------
+    baseline : float
+        Rate of the control arm, in (0, 1).
+    effect : float
+        Difference to detect, ``p2 - p1`` (absolute), or ``p2 / p1 - 1`` when ``relative``.
+    alpha : float, default=0.05
+        Significance level.
+    power : float, default=0.8
+        Probability of detecting the effect.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+    relative : bool, default=False
+        Whether ``effect`` is relative to ``baseline``.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from skrank.online import sample_size_per_arm
+    >>> sample_size_per_arm(0.10, 0.01)          # 10% -> 11% CTR
+    14751
+    >>> sample_size_per_arm(0.10, 0.10, relative=True)
+    14751
+    """
+    caller = "sample_size_per_arm"
+    for name, v in (("baseline", baseline), ("alpha", alpha), ("power", power)):
+        ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and 0 < v < 1
+        if not ok:
+            raise param_error(name, "a real number in (0, 1)", v, caller)
+    if not isinstance(relative, bool):
+        raise param_error("relative", "a bool", relative, caller)
+    ok = isinstance(effect, numbers.Real) and not isinstance(effect, bool) and effect != 0
+    if not (ok and math.isfinite(effect)):
+        raise param_error("effect", "a finite non-zero real number", effect, caller)
+    alternative = _check_alternative(alternative, caller)
+    p1 = float(baseline)
+    delta = float(effect) * p1 if relative else float(effect)
+    p2 = p1 + delta
+    if not 0 < p2 < 1:
+        raise param_error("effect", f"such that baseline + effect is in (0, 1) (it is {p2!r})",
+                          effect, caller)
+    if (alternative == "greater" and delta < 0) or (alternative == "less" and delta > 0):
+        raise param_error("effect", f"of the sign of alternative={alternative!r}", effect, caller)
+    z_a = stats.norm.ppf(1 - alpha / 2) if alternative == "two-sided" else stats.norm.ppf(1 - alpha)
+    z_b = stats.norm.ppf(power)
+    pbar = (p1 + p2) / 2
+    num = z_a * math.sqrt(2 * pbar * (1 - pbar)) + z_b * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))
+    return math.ceil(num**2 / delta**2 - 1e-9)
+
+
+def _ratio_parts(numerator: Any, denominator: Any, caller: str, suffix: str = "") -> tuple:
+    x = as_float_array("numerator" + suffix, numerator, caller)
+    y = as_float_array("denominator" + suffix, denominator, caller)
+    check_same_length(caller, **{"numerator" + suffix: x, "denominator" + suffix: y})
+    if x.size < 2:
+        raise input_error("numerator" + suffix, "at least 2 units", f"{x.size}", caller)
+    if y.sum() <= 0:
+        raise input_error("denominator" + suffix, "of positive sum", repr(float(y.sum())), caller)
+    n = x.size
+    mx, my = x.mean(), y.mean()
+    r = mx / my
+    vx, vy = x.var(ddof=1), y.var(ddof=1)
+    cxy = float(np.sum((x - mx) * (y - my)) / (n - 1))
+    var = max((vx - 2 * r * cxy + r * r * vy) / (n * my * my), 0.0)
+    return float(r), float(var), n
+
+
+def ratio_metric(
+    numerator: Any, denominator: Any, *, confidence_level: float = 0.95
+) -> RatioEstimate:
+    """A ratio metric over randomisation units, with its delta-method variance.
+
+    ``R = sum(numerator) / sum(denominator)``, e.g. clicks / impressions with one entry per
+    user, and ``Var(R) ≈ (s_x² - 2 R s_xy + R² s_y²) / (n ybar²)`` from the sample
+    (co)variances of the per-user sums (Deng, Knoblich and Lu, 2018).
+
+    Parameters
+    ----------
+    numerator, denominator : array-like of float, shape (n_units,)
+        Per-unit (per-user) sums.
+    confidence_level : float, default=0.95
+
+    Returns
+    -------
+    RatioEstimate
+
+    Examples
+    --------
+    >>> from skrank.online import ratio_metric
+    >>> res = ratio_metric([1, 3, 0, 2], [4, 6, 2, 4])
+    >>> res.value                      # 6 / 16
+    0.375
+    >>> round(res.se, 6)
+    0.091998
+    """
+    caller = "ratio_metric"
+    level = check_confidence_level(confidence_level, caller)
+    r, var, n = _ratio_parts(numerator, denominator, caller)
+    se = math.sqrt(var)
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    return RatioEstimate(r, var, se, (r - z * se, r + z * se), level, n)
+
+
+def ratio_ztest(
+    numerator_a: Any,
+    denominator_a: Any,
+    numerator_b: Any,
+    denominator_b: Any,
+    *,
+    alternative: str = "two-sided",
+    confidence_level: float = 0.95,
+) -> ZTestResult:
+    """z-test of a ratio metric between two arms randomised by user (delta method).
+
+    ``z = (R_b - R_a) / sqrt(Var(R_a) + Var(R_b))`` with the delta-method variances of
+    :func:`ratio_metric`.
+
+    Parameters
+    ----------
+    numerator_a, denominator_a : array-like of float, shape (n_users_a,)
+        Per-user sums in arm A (e.g. clicks and impressions).
+    numerator_b, denominator_b : array-like of float, shape (n_users_b,)
+        The same for arm B.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+    confidence_level : float, default=0.95
+
+    Returns
+    -------
+    ZTestResult
+
+    Examples
+    --------
+    >>> from skrank.online import ratio_ztest
+    >>> res = ratio_ztest([1, 3, 0, 2], [4, 6, 2, 4], [3, 2, 4, 3], [5, 4, 6, 5])
+    >>> round(res.difference, 4)       # 12/20 - 6/16
+    0.225
+    """
+    caller = "ratio_ztest"
+    alternative = _check_alternative(alternative, caller)
+    level = check_confidence_level(confidence_level, caller)
+    r_a, v_a, n_a = _ratio_parts(numerator_a, denominator_a, caller, "_a")
+    r_b, v_b, n_b = _ratio_parts(numerator_b, denominator_b, caller, "_b")
+    se = math.sqrt(v_a + v_b)
+    z = (r_b - r_a) / se if se > 0 else (0.0 if r_b == r_a else math.copysign(math.inf, r_b - r_a))
+    return _ztest_result(r_a, r_b, se, z, alternative, level, n_a, n_b,
+                         "delta-method ratio z-test")
