@@ -125,27 +125,28 @@ def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metri
         bad = np.flatnonzero(~np.isfinite(y_true))[0]
         raise InputError(
             f"The 'y_true' parameter of {caller} must hold finite relevance labels. "
-            f"Got {y_true[bad]!r} at row {bad} instead."
+            f"Got {y_true[bad].item()!r} at row {bad} instead."
         )
     if lo < 0:
         bad = int(np.flatnonzero(y_true < 0)[0])
         raise InputError(
             f"The 'y_true' parameter of {caller} must hold non-negative relevance labels "
-            f"(gain={conv.gain_name()}). Got {y_true[bad]!r} at row {bad} instead."
+            f"(gain={conv.gain_name()}). Got {y_true[bad].item()!r} at row {bad} instead."
         )
     if isinstance(conv.gain, tuple):
         if not integer:
             bad = int(np.flatnonzero(y_true != np.floor(y_true))[0])
             raise InputError(
                 f"The 'y_true' parameter of {caller} must hold integer labels to index the "
-                f"gain table {conv.gain_name()}. Got {y_true[bad]!r} at row {bad} instead."
+                f"gain table (gain={conv.gain_name()}). Got {y_true[bad].item()!r} at row "
+                f"{bad} instead."
             )
         if hi >= len(conv.gain):
             bad = int(np.flatnonzero(y_true >= len(conv.gain))[0])
             raise InputError(
                 f"The 'y_true' parameter of {caller} must hold labels 0..{len(conv.gain) - 1} "
-                f"(the gain table has {len(conv.gain)} entries). Got {y_true[bad]!r} at row "
-                f"{bad} instead."
+                f"(the gain table has {len(conv.gain)} entries). Got {y_true[bad].item()!r} "
+                f"at row {bad} instead."
             )
     elif conv.gain == "exp" and hi > 1000:
         raise InputError(
@@ -180,7 +181,7 @@ def _tiekey(doc_id, grouping: Grouping, n: int, caller: str) -> np.ndarray:
         row = int(pair[1:][dup][0])
         raise InputError(
             f"The 'doc_id' parameter of {caller} must not repeat a document within a query. "
-            f"Got {ids[row]!r} twice in query {grouping.qids[qidx[row]]!r}."
+            f"Got {ids[row].item()!r} twice in query {grouping.qids[qidx[row]].item()!r}."
         )
     return code
 
@@ -307,7 +308,7 @@ max_label, empty_weighted
     if bad >= 0:
         raise InputError(
             f"The 'y_score' parameter of {caller} must hold finite scores. "
-            f"Got {y_score[bad]!r} at row {bad} instead."
+            f"Got {y_score[bad].item()!r} at row {bad} instead."
         )
     max_lab = _check_labels(y_true, conv, specs, caller)
     if conv.score_precision == "float32":
@@ -383,10 +384,11 @@ def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResu
     emp = np.ascontiguousarray(empty[:, j])
     n_empty = int(emp.sum())
     if conv.empty == "error" and n_empty:
-        first = grouping.qids[int(np.flatnonzero(emp)[0])]
+        first = grouping.qids[int(np.flatnonzero(emp)[0])].item()
         raise EmptyQueryError(
-            f"{n_empty} queries have no relevant document for {spec.display} (first: query "
-            f"{first!r}) and empty='error'. Choose empty='exclude', 'zero' or 'one'."
+            f"{n_empty} {'query has' if n_empty == 1 else 'queries have'} no relevant document "
+            f"for {spec.display} (first: query {first!r}) and empty='error'. "
+            "Choose empty='exclude', 'zero' or 'one'."
         )
     code = _EMPTY_CODE.get(conv.empty, 0)
     w = weights if weights is not None else np.zeros(0)

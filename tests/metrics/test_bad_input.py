@@ -1,0 +1,156 @@
+"""Bad input gets a clear error naming the parameter, what is allowed and what was given."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import skrank
+from skrank import InputError, InvalidParameterError
+
+Y = np.array([1, 0, 2, 0])
+S = np.array([0.4, 0.3, 0.2, 0.1])
+Q = np.array([1, 1, 2, 2])
+
+
+def test_nan_score():
+    with pytest.raises(InputError, match=r"'y_score' .* finite scores\. Got nan at row 1"):
+        skrank.ndcg(Y, [0.4, np.nan, 0.2, 0.1], Q)
+
+
+def test_infinite_score():
+    with pytest.raises(InputError, match=r"'y_score' .* Got -?inf at row 3"):
+        skrank.evaluate(Y, [0.4, 0.3, 0.2, -np.inf], Q)
+
+
+def test_nan_label():
+    with pytest.raises(InputError, match=r"'y_true' .* finite relevance labels\. Got nan at row 2"):
+        skrank.ndcg([1, 0, np.nan, 0], S, Q)
+
+
+def test_negative_label_with_exp_gain():
+    with pytest.raises(InputError, match=r"non-negative relevance labels \(gain=exp\)\. Got -1"):
+        skrank.ndcg([1, -1, 0, 0], S, Q)
+
+
+def test_non_integer_label_with_gain_table():
+    with pytest.raises(InputError, match=r"integer labels to index the gain table .* Got 1\.5"):
+        skrank.ndcg([1.5, 0, 1, 0], S, Q, gain=[0, 1, 3])
+
+
+def test_label_outside_lightgbm_gain_table():
+    with pytest.raises(InputError, match=r"labels 0\.\.30 \(the gain table has 31 entries\)\. "
+                                         r"Got 31 at row 0"):
+        skrank.ndcg([31, 0, 1, 0], S, Q, preset="lightgbm")
+
+
+def test_unequal_lengths():
+    with pytest.raises(InputError, match=r"same length\. Got 4 and 3"):
+        skrank.ndcg(Y, S[:3], Q)
+
+
+def test_qid_length_mismatch():
+    with pytest.raises(InputError, match="y_true has 4 rows but qid has 3"):
+        skrank.ndcg(Y, S, Q[:3])
+
+
+def test_qid_with_missing_values():
+    with pytest.raises(InputError, match="'qid' parameter contains missing"):
+        skrank.ndcg(Y, S, [1.0, np.nan, 2.0, 2.0])
+    with pytest.raises(InputError, match="'qid' parameter contains missing"):
+        skrank.ndcg(Y, S, np.array(["a", None, "b", "b"], dtype=object))
+
+
+def test_empty_input():
+    with pytest.raises(InputError, match="is empty"):
+        skrank.ndcg([], [], [])
+
+
+@pytest.mark.parametrize("k", [0, -1])
+def test_k_not_positive(k):
+    with pytest.raises(InvalidParameterError, match=rf"'k' parameter of ndcg must be an int >= 1"
+                                                    rf" or None\. Got {k} instead"):
+        skrank.ndcg(Y, S, Q, k=k)
+
+
+def test_k_zero_in_name():
+    with pytest.raises(InvalidParameterError, match=r"'k' parameter of ndcg must be a positive "
+                                                    r"int after '@'\. Got 'ndcg@0'"):
+        skrank.evaluate(Y, S, Q, metrics=["ndcg@0"])
+
+
+def test_unknown_metric_name():
+    with pytest.raises(InvalidParameterError, match=r"'metric' parameter must be a name from "
+                                                    r"'ndcg', .* Got 'ndgc@10' instead"):
+        skrank.evaluate(Y, S, Q, metrics=["ndgc@10"])
+
+
+@pytest.mark.parametrize("name, value", [("ties", "random"), ("empty", "skip"), ("gain", "log"),
+                                         ("ap_denominator", "R"), ("p_divisor", "n"),
+                                         ("idcg", "qrels"), ("preset", "catboost")])
+def test_unknown_convention_value(name, value):
+    with pytest.raises(InvalidParameterError, match=rf"The '{name}' parameter must be one of .* "
+                                                    rf"Got '{value}' instead"):
+        skrank.evaluate(Y, S, Q, **{name: value})
+
+
+def test_rel_min_must_be_positive():
+    with pytest.raises(InvalidParameterError, match=r"'rel_min' parameter must be a finite real "
+                                                    r"number > 0\. Got 0 instead"):
+        skrank.evaluate(Y, S, Q, rel_min=0)
+
+
+def test_group_sizes_do_not_add_up():
+    with pytest.raises(InputError, match="'group' sizes add up to 5 rows but y_true has 4"):
+        skrank.ndcg(Y, S, group=[2, 3])
+
+
+def test_qid_and_group_together():
+    with pytest.raises(InvalidParameterError, match="not both"):
+        skrank.ndcg(Y, S, Q, group=[2, 2])
+
+
+def test_neither_qid_nor_group():
+    with pytest.raises(InvalidParameterError, match=r"'qid' parameter of ndcg must be given"):
+        skrank.ndcg(Y, S)
+
+
+def test_duplicate_doc_id_within_query():
+    with pytest.raises(InputError, match=r"must not repeat a document within a query\. Got 'a' "
+                                         r"twice in query 2"):
+        skrank.ndcg(Y, S, Q, doc_id=["a", "b", "a", "a"])
+
+
+def test_same_doc_id_in_two_queries_is_fine():
+    skrank.ndcg(Y, S, Q, doc_id=["a", "b", "a", "b"], ties="docid")
+
+
+def test_docid_rule_needs_doc_ids():
+    with pytest.raises(InvalidParameterError, match=r"'doc_id' parameter of evaluate must be "
+                                                    r"given when ties='docid'"):
+        skrank.evaluate(Y, S, Q, ties="docid")
+
+
+def test_labels_above_err_max_label():
+    with pytest.raises(InputError, match=r"labels <= max_label=1 for ERR\. Got 2"):
+        skrank.err(Y, S, Q, max_label=1)
+
+
+def test_string_scores():
+    with pytest.raises(InputError, match=r"'y_score' parameter of ndcg must hold numbers"):
+        skrank.ndcg(Y, ["a", "b", "c", "d"], Q)
+
+
+def test_two_dimensional_input():
+    with pytest.raises(InputError, match=r"'y_true' parameter of ndcg must be a 1-D array"):
+        skrank.ndcg([[1, 0], [2, 0]], S, Q)
+
+
+def test_unknown_convention_keyword():
+    with pytest.raises(TypeError):
+        skrank.evaluate(Y, S, Q, tie="input")
+
+
+def test_negative_weights():
+    with pytest.raises(InputError, match="finite non-negative weights"):
+        skrank.ndcg(Y, S, Q, sample_weight=[1, -1, 1, 1])
