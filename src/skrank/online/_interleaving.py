@@ -98,6 +98,11 @@ def _as_array(items: list[Any], a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.empty(0, dtype=np.result_type(a.dtype, b.dtype))
 
 
+def _short_list(r: np.ndarray) -> str:
+    items = r.tolist()
+    return repr(items) if len(items) <= 8 else repr(items[:8])[:-1] + ", ...]"
+
+
 def _common_prefix(a: list[Any], b: list[Any]) -> int:
     p = 0
     for x, y in zip(a, b):
@@ -306,13 +311,18 @@ def _poisson_binomial_outcome(p: np.ndarray, w: np.ndarray) -> tuple[float, floa
     """P(D > 0), P(D = 0), P(D < 0) for D = sum_i w_i (2 X_i - 1), X_i ~ Bernoulli(p_i)."""
     if np.all(w == w[0]):
         # equal weights: only the number of A-credited clicks matters (Poisson binomial)
-        dist = np.ones(1)
-        for pi in p:
-            dist = np.convolve(dist, [1.0 - pi, pi])
+        dist = [1.0]
+        for pi in p.tolist():
+            nxt = [0.0] * (len(dist) + 1)
+            for s, q in enumerate(dist):
+                nxt[s] += q * (1.0 - pi)
+                nxt[s + 1] += q * pi
+            dist = nxt
         m = p.size
-        s = np.arange(m + 1)
-        d = 2 * s - m
-        return (float(dist[d > 0].sum()), float(dist[d == 0].sum()), float(dist[d < 0].sum()))
+        win = sum(q for s, q in enumerate(dist) if 2 * s > m)
+        tie = sum(q for s, q in enumerate(dist) if 2 * s == m)
+        loss = sum(q for s, q in enumerate(dist) if 2 * s < m)
+        return (float(win), float(tie), float(loss))
     # unequal weights: exact distribution over the distinct sums (few clicks per impression)
     table: dict[float, float] = {0.0: 1.0}
     for pi, wi in zip(p.tolist(), w.tolist()):
@@ -372,27 +382,34 @@ def team_draft_interleave(
     b = _check_ranking("ranking_b", ranking_b, caller)
     length = _check_length(length, caller)
     check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
-    gen = check_rng(rng, caller)
+    return _team_draft(a, b, length, exhausted, check_rng(rng, caller))
+
+
+def _team_draft(
+    a: np.ndarray, b: np.ndarray, length: int | None, exhausted: str, gen: np.random.Generator
+) -> Interleaving:
     la, lb = a.tolist(), b.tolist()
+    na_total, nb_total = len(la), len(lb)
     cap = len(set(la) | set(lb)) if length is None else length
+    stop = exhausted == "stop"
     shown: list[Any] = []
     teams: list[int] = []
     placed: set[Any] = set()
     ia = ib = n_a = n_b = 0
-    while len(shown) < cap:
-        while ia < len(la) and la[ia] in placed:
+    while n_a + n_b < cap:
+        while ia < na_total and la[ia] in placed:
             ia += 1
-        while ib < len(lb) and lb[ib] in placed:
+        while ib < nb_total and lb[ib] in placed:
             ib += 1
-        a_left, b_left = ia < len(la), ib < len(lb)
+        a_left, b_left = ia < na_total, ib < nb_total
         if not (a_left and b_left):
-            if exhausted == "stop" or not (a_left or b_left):
+            if stop or not (a_left or b_left):
                 break
             pick_a = a_left
         elif n_a != n_b:
             pick_a = n_a < n_b
         else:
-            pick_a = bool(gen.random() < 0.5)
+            pick_a = gen.random() < 0.5
         if pick_a:
             doc, ia, n_a = la[ia], ia + 1, n_a + 1
         else:
@@ -452,15 +469,21 @@ def balanced_interleave(
     b = _check_ranking("ranking_b", ranking_b, caller)
     length = _check_length(length, caller)
     check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
-    gen = check_rng(rng, caller)
+    return _balanced(a, b, length, exhausted, check_rng(rng, caller))
+
+
+def _balanced(
+    a: np.ndarray, b: np.ndarray, length: int | None, exhausted: str, gen: np.random.Generator
+) -> Interleaving:
     la, lb = a.tolist(), b.tolist()
+    na_total, nb_total = len(la), len(lb)
     cap = len(set(la) | set(lb)) if length is None else length
     a_first = bool(gen.random() < 0.5)
     shown: list[Any] = []
     placed: set[Any] = set()
     ka = kb = 0
     while len(shown) < cap:
-        a_left, b_left = ka < len(la), kb < len(lb)
+        a_left, b_left = ka < na_total, kb < nb_total
         if not (a_left and b_left):
             if exhausted == "stop" or not (a_left or b_left):
                 break
@@ -534,33 +557,53 @@ def probabilistic_interleave(
     if not (ok and tau > 0):
         raise param_error("tau", "a finite real number > 0", tau, caller)
     check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
-    gen = check_rng(rng, caller)
+    return _probabilistic(a, b, length, exhausted, check_rng(rng, caller), float(tau))
+
+
+def _probabilistic(
+    a: np.ndarray, b: np.ndarray, length: int | None, exhausted: str, gen: np.random.Generator,
+    tau: float,
+) -> Interleaving:
     la, lb = a.tolist(), b.tolist()
     cand = list(dict.fromkeys(la + lb))
     index = {d: i for i, d in enumerate(cand)}
-    wa = np.zeros(len(cand))
-    wb = np.zeros(len(cand))
-    wa[[index[d] for d in la]] = np.arange(1, len(la) + 1, dtype=np.float64) ** -float(tau)
-    wb[[index[d] for d in lb]] = np.arange(1, len(lb) + 1, dtype=np.float64) ** -float(tau)
+    # plain Python lists: the lists are short, and numpy's per-call overhead dominates here
+    wa = [0.0] * len(cand)
+    wb = [0.0] * len(cand)
+    t = -float(tau)
+    for r, d in enumerate(la, start=1):
+        wa[index[d]] = r**t
+    for r, d in enumerate(lb, start=1):
+        wb[index[d]] = r**t
     cap = len(cand) if length is None else min(length, len(cand))
-    remaining = np.ones(len(cand), dtype=bool)
+    coins = gen.random(2 * cap).tolist()
     shown: list[Any] = []
     teams: list[int] = []
     prob_a: list[float] = []
-    for _ in range(cap):
-        sa = wa[remaining].sum()
-        sb = wb[remaining].sum()
-        if sa == 0 or sb == 0:
-            if exhausted == "stop" or (sa == 0 and sb == 0):
+    # wa, wb hold the weights of the documents not shown yet (shown ones are zeroed)
+    for i in range(cap):
+        sa = sum(wa)
+        sb = sum(wb)
+        if sa <= 0 or sb <= 0:
+            if exhausted == "stop" or (sa <= 0 and sb <= 0):
                 break
             pick_a = sa > 0
         else:
-            pick_a = bool(gen.random() < 0.5)
-        weights = np.where(remaining, wa if pick_a else wb, 0.0)
-        j = int(gen.choice(len(cand), p=weights / weights.sum()))
+            pick_a = coins[2 * i] < 0.5
+        w = wa if pick_a else wb
+        target = coins[2 * i + 1] * (sa if pick_a else sb)
+        acc = 0.0
+        j = -1
+        for m, wm in enumerate(w):
+            if wm > 0:
+                j = m
+                acc += wm
+                if acc > target:
+                    break
         pa = wa[j] / sa if sa > 0 else 0.0
         pb = wb[j] / sb if sb > 0 else 0.0
-        remaining[j] = False
+        wa[j] = 0.0
+        wb[j] = 0.0
         shown.append(cand[j])
         teams.append(TEAM_A if pick_a else TEAM_B)
         prob_a.append(pa / (pa + pb))
@@ -570,11 +613,7 @@ def probabilistic_interleave(
     )
 
 
-_BUILDERS = {
-    "team_draft": team_draft_interleave,
-    "balanced": balanced_interleave,
-    "probabilistic": probabilistic_interleave,
-}
+_BUILDERS = {"team_draft": _team_draft, "balanced": _balanced, "probabilistic": _probabilistic}
 
 
 # ----------------------------------------------------------------------------- simulation
@@ -646,6 +685,11 @@ def simulate_interleaving(
     n_impressions = check_positive_int("n_impressions", n_impressions, caller)
     length = _check_length(length, caller)
     check_choice("common_prefix", common_prefix, COMMON_PREFIX_RULES, caller)
+    check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
+    if method == "probabilistic":
+        ok = isinstance(tau, numbers.Real) and not isinstance(tau, bool) and math.isfinite(tau)
+        if not (ok and tau > 0):
+            raise param_error("tau", "a finite real number > 0", tau, caller)
     n_q = len(labels)
     if not (len(rankings_a) == len(rankings_b) == n_q) or n_q == 0:
         raise input_error(
@@ -664,24 +708,35 @@ def simulate_interleaving(
             )
     gen = check_rng(rng, caller)
     queries = gen.choice(n_q, size=n_impressions, p=probs)
-    options: dict[str, Any] = {"length": length, "exhausted": exhausted, "rng": gen}
-    if method == "probabilistic":
-        options["tau"] = tau
+    checked: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     build = _BUILDERS[method]
+    extra = (float(tau),) if method == "probabilistic" else ()
     lists = []
     for q in queries.tolist():
-        il = build(rankings_a[q], rankings_b[q], **options)
-        if il.ranking.size and (il.ranking.min() < 0 or il.ranking.max() >= labs[q].size):
-            raise input_error(
-                "rankings_a and rankings_b", f"indices into the labels of query {q}",
-                f"{il.ranking.max()!r} with {labs[q].size} labels", caller,
-            )
-        lists.append(il)
+        if q not in checked:
+            ra = _check_ranking(f"rankings_a[{q}]", rankings_a[q], caller)
+            rb = _check_ranking(f"rankings_b[{q}]", rankings_b[q], caller)
+            for nm, r in ((f"rankings_a[{q}]", ra), (f"rankings_b[{q}]", rb)):
+                if r.dtype.kind not in "iu" or r.min() < 0 or r.max() >= labs[q].size:
+                    raise input_error(
+                        nm, f"indices into the {labs[q].size} labels of query {q}",
+                        _short_list(r), caller,
+                    )
+            checked[q] = (ra, rb)
+        ra, rb = checked[q]
+        lists.append(build(ra, rb, length, exhausted, gen, *extra))
     width = max(len(il) for il in lists)
     shown = np.full((n_impressions, width), -1, dtype=np.int64)
     for i, (q, il) in enumerate(zip(queries.tolist(), lists)):
         shown[i, : len(il)] = labs[q][il.ranking]
-    clicks = click_model._simulate(shown, gen)
+    clicks = click_model._simulate(click_model._labels(shown, caller), gen)
+    if method == "team_draft" and common_prefix == "credit":
+        # vectorised team-draft credit: the sign of (clicks on A) - (clicks on B)
+        teams = np.zeros((n_impressions, width), dtype=np.int8)
+        for i, il in enumerate(lists):
+            teams[i, : len(il)] = il.teams
+        diff = np.sum(clicks * teams, axis=1)
+        return np.where(clicks.any(axis=1), np.sign(diff), np.nan).astype(np.float64)
     out = np.empty(n_impressions)
     for i, il in enumerate(lists):
         out[i] = il.credit(clicks[i, : len(il)], common_prefix=common_prefix)
