@@ -26,6 +26,19 @@ from .metrics._functions import (
 )
 from .metrics._result import EvaluationResult, MetricResult
 from .metrics._spec import Metric
+from .scorers import (
+    dcg_at,
+    err_at,
+    get_scorer,
+    get_scorer_names,
+    hit_rate_at,
+    make_ranking_scorer,
+    map_at,
+    mrr_at,
+    ndcg_at,
+    precision_at,
+    recall_at,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -42,11 +55,22 @@ __all__ = [
     "__version__",
     "average_precision",
     "dcg",
+    "dcg_at",
     "err",
+    "err_at",
     "evaluate",
+    "get_scorer",
+    "get_scorer_names",
     "hit_rate",
+    "hit_rate_at",
+    "make_ranking_scorer",
+    "map_at",
+    "mrr_at",
     "ndcg",
+    "ndcg_at",
     "precision",
+    "precision_at",
     "recall",
+    "recall_at",
     "reciprocal_rank",
 ]

@@ -6,8 +6,34 @@ LightGBM itself is imported only when one of these objects is used
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 __all__: list[str] = []
 
 # ranker adapter (issue 3): names are added below this line
+
+# Lazily imported names: public name -> private module that defines it (and imports lightgbm).
+_LAZY: dict[str, str] = {"LGBMRanker": "skrank.integrations._lgbm_ranker"}
+__all__ += ["LGBMRanker"]
+
+if TYPE_CHECKING:  # for type checkers and linters; at run time see __getattr__
+    from .integrations._lgbm_ranker import LGBMRanker
+
+
+def __getattr__(name: str):
+    """Import lightgbm only when one of its objects is first used."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 # training-time metrics (issue 4): names are added below this line

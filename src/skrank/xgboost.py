@@ -6,8 +6,34 @@ XGBoost itself is imported only when one of these objects is used
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 __all__: list[str] = []
 
 # ranker adapter (issue 3): names are added below this line
+
+# Lazily imported names: public name -> private module that defines it (and imports xgboost).
+_LAZY: dict[str, str] = {"XGBRanker": "skrank.integrations._xgb_ranker"}
+__all__ += ["XGBRanker"]
+
+if TYPE_CHECKING:  # for type checkers and linters; at run time see __getattr__
+    from .integrations._xgb_ranker import XGBRanker
+
+
+def __getattr__(name: str):
+    """Import xgboost only when one of its objects is first used."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 # training-time metrics (issue 4): names are added below this line

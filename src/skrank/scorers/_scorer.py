@@ -1,0 +1,618 @@
+"""``RankingScorer``: a scikit-learn scorer that scores each query on its own."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._validation import param_error
+from ..conventions import CONVENTION_NAMES, TIE_RULES, Conventions, resolve_conventions
+from ..exceptions import InputError, InvalidParameterError, SkrankWarning
+from ..metrics._evaluate import evaluate
+from ..metrics._spec import METRIC_NAMES, Metric
+from ._memo import MEMO
+from ._queries import (
+    QID_COLUMN,
+    FitQueries,
+    check_qid,
+    is_dataframe,
+    n_rows,
+    query_order,
+    split_qid_column,
+)
+
+__all__ = [
+    "RankingScorer",
+    "dcg_at",
+    "err_at",
+    "get_scorer",
+    "get_scorer_names",
+    "hit_rate_at",
+    "make_ranking_scorer",
+    "map_at",
+    "mrr_at",
+    "ndcg_at",
+    "precision_at",
+    "recall_at",
+]
+
+# metadata a scorer can receive, and what it requests by default
+_REQUESTABLE = ("qid", "groups", "sample_weight")
+_DEFAULT_REQUESTS: dict[str, bool | str | None] = {
+    "qid": True,
+    "groups": True,
+    "sample_weight": None,
+}
+_SCORER_TIES = tuple(t for t in TIE_RULES if t != "docid")
+
+
+class _Unchanged:
+    def __repr__(self) -> str:
+        return "UNCHANGED"
+
+
+UNCHANGED: Any = _Unchanged()
+
+
+def _routing_enabled() -> bool:
+    import sklearn
+
+    return bool(sklearn.get_config().get("enable_metadata_routing", False))
+
+
+class RankingScorer:
+    """A scikit-learn scorer for one ranking metric, computed query by query.
+
+    Build it with :func:`make_ranking_scorer`, a shortcut such as :func:`ndcg_at`, or
+    :func:`get_scorer`. Call it as scikit-learn does, ``scorer(estimator, X, y)``: it predicts
+    scores for ``X``, ranks the rows of each query by them and returns the metric's mean over
+    the queries (greater is better, for every metric).
+
+    The query of each row comes from, in this order:
+
+    1. the ``qid`` passed to the call (with metadata routing enabled, scikit-learn passes the
+       rows' slice of ``params={"qid": qid}``), or else the ``groups`` passed when ``qid`` is
+       not (so that ``params={"groups": qid}`` alone is enough);
+    2. a ``qid`` column of a pandas DataFrame ``X`` (XGBoost's convention; the ranker must not
+       use it as a feature: :class:`xgboost.XGBRanker` and :class:`skrank.lightgbm.LGBMRanker`
+       drop it);
+    3. nowhere: the scorer raises :class:`~skrank.InputError`. It never scores all rows as
+       one query.
+
+    Parameters
+    ----------
+    metric : str or Metric
+        A metric name such as ``"ndcg@5"``, ``"ap@10"``, ``"rr"`` (see
+        :func:`get_scorer_names`), or a :class:`skrank.Metric`.
+    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"}, optional
+        Start from the conventions of a reference library.
+    conventions : Conventions, optional
+        A complete set of conventions to start from (instead of ``preset``).
+    **overrides
+        Individual conventions (``gain``, ``ties``, ``empty``, ``rel_min``,
+        ``ap_denominator``, ``p_divisor``, ``score_precision``, ``default_k``, ``max_label``,
+        ``empty_weighted``, ``idcg``); see :class:`skrank.Conventions`. ``ties="docid"`` is
+        refused: a scorer receives no document ids.
+
+    Attributes
+    ----------
+    metric : Metric
+        The metric and its cutoff.
+    conventions : Conventions
+        Every convention in force.
+
+    Notes
+    -----
+    *Metadata routing.* The scorer requests ``qid`` and ``groups`` by default and leaves
+    ``sample_weight`` unrequested, as scikit-learn's scorers do; change that with
+    :meth:`set_score_request` (routing enabled). Row weights, when routed, weight each query
+    by the mean of its rows' weights.
+
+    *One predict for several metrics.* skrank scorers applied in a row to the same fitted
+    estimator and the same ``X`` (as scikit-learn does with ``scoring={"ndcg@5": ...,
+    "map@10": ...}``) share one call of ``predict``, like scikit-learn's own scorers. The
+    predictions are reused only while the estimator has not been refitted and ``X`` is
+    unchanged (a checksum of its content).
+
+    *Queries cut by the split.* When the estimator is a skrank ranker adapter (or a pipeline
+    or search ending in one), it remembers the query ids it was trained on; the scorer warns
+    with :class:`~skrank.SkrankWarning` when the rows it scores belong to queries that were
+    also trained on, which means the cross-validation split cut queries in two. It can only
+    tell when some but not all scored queries were trained on or, for DataFrames, when the
+    scored rows are not training rows (different index labels).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from skrank import make_ranking_scorer
+    >>> X = np.array([[3.0], [1.0], [2.0], [0.0], [2.0], [1.0]])
+    >>> y = np.array([2, 0, 1, 0, 1, 0])
+    >>> qid = np.array([1, 1, 1, 2, 2, 2])
+    >>> model = LinearRegression().fit(X, y)
+    >>> scorer = make_ranking_scorer("ndcg@2", ties="pessimistic")
+    >>> scorer
+    make_ranking_scorer('ndcg@2', ties='pessimistic')
+    >>> round(scorer(model, X, y, qid=qid), 4)
+    1.0
+    """
+
+    def __init__(
+        self,
+        metric: str | Metric,
+        *,
+        preset: str | None = None,
+        conventions: Conventions | None = None,
+        **overrides: Any,
+    ) -> None:
+        self.metric = Metric.parse(metric)
+        given = {k: v for k, v in overrides.items() if v is not None}
+        for name in given:
+            if name not in CONVENTION_NAMES:
+                raise param_error(
+                    name,
+                    "not passed: it is not a convention; known are " + ", ".join(CONVENTION_NAMES),
+                    given[name],
+                    "make_ranking_scorer",
+                )
+        self.conventions = resolve_conventions(preset, conventions, **given)
+        if self.conventions.ties == "docid":
+            raise param_error(
+                "ties",
+                "one of " + ", ".join(repr(t) for t in _SCORER_TIES)
+                + " (ties='docid' needs document ids, which a scorer does not receive)",
+                "docid",
+                "make_ranking_scorer",
+            )
+        self._preset = preset
+        self._base = conventions
+        self._overrides = {k: given[k] for k in CONVENTION_NAMES if k in given}
+        self._requests: dict[str, bool | str | None] = dict(_DEFAULT_REQUESTS)
+
+    # -- description ---------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        parts = [repr(str(self.metric))]
+        if self._preset is not None:
+            parts.append(f"preset={self._preset!r}")
+        if self._base is not None:
+            parts.append(f"conventions={self._base!r}")
+        parts += [f"{k}={v!r}" for k, v in self._overrides.items()]
+        return f"make_ranking_scorer({', '.join(parts)})"
+
+    def _routing_repr(self) -> str:  # shown by scikit-learn's routing error messages
+        return repr(self)
+
+    @property
+    def name(self) -> str:
+        """The metric's name, e.g. ``"ndcg@5"`` (a key for ``scoring={...}``)."""
+        return str(self.metric)
+
+    # -- metadata routing ----------------------------------------------------------------
+
+    def set_score_request(
+        self,
+        *,
+        qid: bool | str | None = UNCHANGED,
+        groups: bool | str | None = UNCHANGED,
+        sample_weight: bool | str | None = UNCHANGED,
+    ) -> RankingScorer:
+        """Choose which metadata the scorer receives (metadata routing must be enabled).
+
+        Parameters
+        ----------
+        qid, groups, sample_weight : bool, str or None
+            ``True`` requests the metadata, ``False`` refuses it, ``None`` leaves it unset
+            (an error if it is passed), a string requests it under another name (an alias).
+            Defaults: ``qid=True``, ``groups=True``, ``sample_weight=None``.
+
+        Returns
+        -------
+        self : RankingScorer
+        """
+        if not _routing_enabled():
+            raise RuntimeError(
+                "set_score_request is only available when metadata routing is enabled. "
+                "Enable it with sklearn.set_config(enable_metadata_routing=True) or inside "
+                "`with sklearn.config_context(enable_metadata_routing=True):`."
+            )
+        for param, alias in (("qid", qid), ("groups", groups), ("sample_weight", sample_weight)):
+            if alias is UNCHANGED:
+                continue
+            if not (alias is None or isinstance(alias, (bool, str))):
+                raise param_error(
+                    param, "True, False, None or an alias (str)", alias, "set_score_request"
+                )
+            if isinstance(alias, str) and not alias.isidentifier():
+                raise param_error(
+                    param, "an alias that is a valid identifier", alias, "set_score_request"
+                )
+            self._requests[param] = alias
+        return self
+
+    def get_metadata_routing(self):
+        """The metadata this scorer requests, for scikit-learn's metadata routing.
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRequest
+        """
+        from sklearn.utils.metadata_routing import MetadataRequest
+
+        request = MetadataRequest(owner=self)
+        for param, alias in self._requests.items():
+            request.score.add_request(param=param, alias=alias)
+        return request
+
+    def _accept_sample_weight(self) -> bool:
+        # asked by scikit-learn's multi-metric scoring when routing is disabled
+        return True
+
+    # -- scoring -------------------------------------------------------------------------
+
+    def __call__(
+        self,
+        estimator: Any,
+        X: Any,
+        y_true: Any,
+        *,
+        qid: Any = None,
+        groups: Any = None,
+        sample_weight: Any = None,
+    ) -> float:
+        """Score ``estimator`` on ``X`` against the labels ``y_true``, query by query.
+
+        Parameters
+        ----------
+        estimator : object
+            A fitted estimator with ``predict``; higher predictions rank first.
+        X : array-like, DataFrame or sparse matrix of shape (n_rows, n_features)
+            The rows to score. A DataFrame may hold the query ids in a ``qid`` column.
+        y_true : array-like of shape (n_rows,)
+            Graded relevance labels.
+        qid : array-like of shape (n_rows,), optional
+            Query id of each row (routed by scikit-learn, or passed by hand).
+        groups : array-like of shape (n_rows,), optional
+            Used as the query ids when ``qid`` is not given (the splitter's groups).
+        sample_weight : array-like of shape (n_rows,), optional
+            Row weights; a query weighs the mean of its rows' weights.
+
+        Returns
+        -------
+        float
+            The metric's mean over the queries (NaN if no query counts).
+        """
+        where = repr(self)
+        predict = getattr(estimator, "predict", None)
+        if not callable(predict):
+            raise InvalidParameterError(
+                f"The 'estimator' parameter of {where} must be a fitted estimator with a "
+                f"predict method (a ranker or regressor). Got a {type(estimator).__name__} "
+                "instead, which has no predict."
+            )
+        n = n_rows(X)
+        y = np.asarray(y_true)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        if y.ndim != 1 or y.shape[0] != n:
+            raise InputError(
+                f"The labels given to {where} must be 1-D with one label per row of X: X has "
+                f"{n} rows but y has shape {y.shape}."
+            )
+        rows_qid = self._find_qid(X, n, qid, groups, where)
+
+        y_pred = np.asarray(MEMO.predict(self, estimator, X, predict))
+        if y_pred.ndim == 2 and y_pred.shape[1] == 1:
+            y_pred = y_pred.ravel()
+        if y_pred.ndim != 1 or y_pred.shape[0] != n:
+            raise InputError(
+                f"{type(estimator).__name__}.predict must return one score per row for {where}:"
+                f" X has {n} rows but the predictions have shape {y_pred.shape}."
+            )
+        _warn_if_cut(estimator, X, rows_qid, where)
+        result = evaluate(
+            y,
+            y_pred,
+            rows_qid,
+            metrics=[self.metric],
+            conventions=self.conventions,
+            sample_weight=sample_weight,
+            _caller=where,
+        )
+        return float(result[self.metric].value)
+
+    def _find_qid(self, X: Any, n: int, qid: Any, groups: Any, where: str) -> np.ndarray:
+        if qid is not None:
+            return check_qid(qid, n, source="the 'qid' metadata", where=where)
+        _, column = split_qid_column(X)
+        if groups is not None:
+            routed = check_qid(groups, n, source="the 'groups' metadata", where=where)
+            if column is not None:
+                col = check_qid(column, n, source="the 'qid' column of X", where=where)
+                a = query_order(routed, where=where)
+                b = query_order(col, where=where)
+                if not np.array_equal(a.codes, b.codes):
+                    raise InputError(
+                        f"{where} received 'groups' but not 'qid', and X has a 'qid' column "
+                        "that groups the rows differently. The groups of the splitter are "
+                        "not the queries here: route the query ids too, e.g. "
+                        "params={'groups': groups, 'qid': qid}."
+                    )
+            return routed
+        if column is not None:
+            return check_qid(column, n, source=f"the {QID_COLUMN!r} column of X", where=where)
+        raise InputError(
+            f"{where} cannot tell which query each row of X belongs to, and will not score "
+            "all rows as one query. Give it the query ids in one of two ways: (1) enable "
+            "metadata routing with sklearn.set_config(enable_metadata_routing=True) and pass "
+            "them as metadata, e.g. cross_validate(..., params={'qid': qid, 'groups': qid}) "
+            "(the scorer requests 'qid' and 'groups'); or (2) keep them in a 'qid' column of "
+            "a pandas DataFrame X, which XGBRanker and skrank.lightgbm.LGBMRanker do not use "
+            "as a feature. Called by hand: scorer(estimator, X, y, qid=qid)."
+        )
+
+
+def _fit_queries(estimator: Any) -> FitQueries | None:
+    obj = estimator
+    for _ in range(6):
+        found = getattr(obj, "_skrank_fit_queries", None)
+        if isinstance(found, FitQueries):
+            return found
+        steps = getattr(obj, "steps", None)
+        if isinstance(steps, list) and steps and isinstance(steps[-1], tuple):
+            obj = steps[-1][-1]
+            continue
+        best = getattr(obj, "best_estimator_", None)
+        if best is None:
+            return None
+        obj = best
+    return None
+
+
+def _warn_if_cut(estimator: Any, X: Any, qid: np.ndarray, where: str) -> None:
+    fitted = _fit_queries(estimator)
+    if fitted is None or fitted.qids.size == 0:
+        return
+    scored = np.unique(qid)
+    inside = np.isin(scored, fitted.qids)
+    n_in = int(inside.sum())
+    if n_in == 0:
+        return
+    cut = n_in < scored.shape[0]
+    if not cut and fitted.index is not None and is_dataframe(X):
+        cut = not bool(X.index.isin(fitted.index).any())
+    if cut:
+        shown = ", ".join(repr(v) for v in scored[inside][:3].tolist())
+        warnings.warn(
+            f"{n_in} of the {scored.shape[0]} queries scored by {where} (e.g. {shown}) also "
+            "have rows in the data the ranker was trained on: the split cut these queries in "
+            "two, so the score mixes trained-on and held-out documents of the same query. "
+            "Split by query: GroupKFold with groups=qid (or params={'groups': qid}). If X is "
+            "a separate test set whose query ids merely reuse training ids, ignore this.",
+            SkrankWarning,
+            stacklevel=3,
+        )
+
+
+def make_ranking_scorer(
+    metric: str | Metric,
+    *,
+    preset: str | None = None,
+    conventions: Conventions | None = None,
+    **overrides: Any,
+) -> RankingScorer:
+    """Make a scikit-learn scorer for a ranking metric with explicit conventions.
+
+    The scorer ranks the rows of each query by the estimator's predictions and returns the
+    mean of the metric over the queries; greater is better. It finds the query of each row in
+    the routed ``qid`` (or ``groups``) metadata, else in a ``qid`` column of a DataFrame
+    ``X``; see :class:`RankingScorer`.
+
+    Parameters
+    ----------
+    metric : str or Metric
+        ``"ndcg@10"``, ``"dcg@5"``, ``"p@5"``, ``"r@100"``, ``"hit@10"``, ``"ap@10"``
+        (or ``"map@10"``), ``"rr"`` (or ``"mrr"``), ``"err@20"``, or a :class:`skrank.Metric`.
+    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"}, optional
+        Conventions of a reference library; explicit conventions override it.
+    conventions : Conventions, optional
+        A complete set of conventions to start from (instead of ``preset``).
+    **overrides
+        Conventions such as ``gain="exp"``, ``ties="pessimistic"``, ``empty="exclude"``,
+        ``rel_min=1``; see :class:`skrank.Conventions`. Defaults are skrank's.
+
+    Returns
+    -------
+    RankingScorer
+        A picklable scorer whose ``repr`` rebuilds it.
+
+    See Also
+    --------
+    ndcg_at, map_at, mrr_at : Shortcuts for common metrics.
+    get_scorer : A scorer from a name alone.
+
+    Examples
+    --------
+    >>> from skrank import make_ranking_scorer
+    >>> make_ranking_scorer("map@10", preset="lightgbm")
+    make_ranking_scorer('ap@10', preset='lightgbm')
+    >>> make_ranking_scorer("ndcg@5", ties="pessimistic").conventions.ties
+    'pessimistic'
+
+    Cross-validating a LightGBM ranker, the query ids in a ``qid`` column of X::
+
+        from sklearn.model_selection import GroupKFold, cross_validate
+        from skrank.lightgbm import LGBMRanker
+        cross_validate(LGBMRanker(), X, y, groups=X["qid"], cv=GroupKFold(5),
+                       scoring=make_ranking_scorer("ndcg@5", ties="pessimistic"))
+    """
+    return RankingScorer(metric, preset=preset, conventions=conventions, **overrides)
+
+
+def _shortcut(name: str, k: int | None, options: dict[str, Any]) -> RankingScorer:
+    return RankingScorer(Metric(name, k), **options)
+
+
+def ndcg_at(k: int | None, **options: Any) -> RankingScorer:
+    """Scorer of NDCG@k (normalised discounted cumulative gain).
+
+    Parameters
+    ----------
+    k : int or None
+        Cutoff; ``None`` is the whole ranked list.
+    **options
+        ``preset``, ``conventions`` and conventions, as in :func:`make_ranking_scorer`.
+
+    Examples
+    --------
+    >>> from skrank import ndcg_at
+    >>> ndcg_at(5, ties="pessimistic")
+    make_ranking_scorer('ndcg@5', ties='pessimistic')
+    """
+    return _shortcut("ndcg", k, options)
+
+
+def dcg_at(k: int | None, **options: Any) -> RankingScorer:
+    """Scorer of DCG@k (discounted cumulative gain); see :func:`ndcg_at` for the parameters.
+
+    Examples
+    --------
+    >>> from skrank import dcg_at
+    >>> dcg_at(10, gain="linear")
+    make_ranking_scorer('dcg@10', gain='linear')
+    """
+    return _shortcut("dcg", k, options)
+
+
+def precision_at(k: int | None, **options: Any) -> RankingScorer:
+    """Scorer of P@k (precision); see :func:`ndcg_at` for the parameters.
+
+    Examples
+    --------
+    >>> from skrank import precision_at
+    >>> precision_at(5, p_divisor="min_k_n")
+    make_ranking_scorer('p@5', p_divisor='min_k_n')
+    """
+    return _shortcut("p", k, options)
+
+
+def recall_at(k: int | None, **options: Any) -> RankingScorer:
+    """Scorer of R@k (recall); see :func:`ndcg_at` for the parameters.
+
+    Examples
+    --------
+    >>> from skrank import recall_at
+    >>> recall_at(100)
+    make_ranking_scorer('r@100')
+    """
+    return _shortcut("r", k, options)
+
+
+def map_at(k: int | None, **options: Any) -> RankingScorer:
+    """Scorer of AP@k, whose mean over queries is MAP@k; see :func:`ndcg_at`.
+
+    Examples
+    --------
+    >>> from skrank import map_at
+    >>> map_at(10, ap_denominator="min_k")
+    make_ranking_scorer('ap@10', ap_denominator='min_k')
+    """
+    return _shortcut("ap", k, options)
+
+
+def mrr_at(k: int | None, **options: Any) -> RankingScorer:
+    """Scorer of RR@k, whose mean over queries is MRR@k; see :func:`ndcg_at`.
+
+    Examples
+    --------
+    >>> from skrank import mrr_at
+    >>> mrr_at(None)
+    make_ranking_scorer('rr')
+    """
+    return _shortcut("rr", k, options)
+
+
+def err_at(k: int | None, **options: Any) -> RankingScorer:
+    """Scorer of ERR@k (expected reciprocal rank); see :func:`ndcg_at` for the parameters.
+
+    Examples
+    --------
+    >>> from skrank import err_at
+    >>> err_at(20, max_label=4)
+    make_ranking_scorer('err@20', max_label=4)
+    """
+    return _shortcut("err", k, options)
+
+
+def hit_rate_at(k: int | None, **options: Any) -> RankingScorer:
+    """Scorer of the hit rate at k (a relevant document in the top k); see :func:`ndcg_at`.
+
+    Examples
+    --------
+    >>> from skrank import hit_rate_at
+    >>> hit_rate_at(10)
+    make_ranking_scorer('hit@10')
+    """
+    return _shortcut("hit", k, options)
+
+
+def get_scorer(scoring: str | Metric | RankingScorer) -> RankingScorer:
+    """A scorer from a metric name, with skrank's default conventions.
+
+    Parameters
+    ----------
+    scoring : str, Metric or RankingScorer
+        A name such as ``"ndcg@10"`` (see :func:`get_scorer_names`); a scorer is returned
+        as is.
+
+    Returns
+    -------
+    RankingScorer
+
+    Examples
+    --------
+    >>> from skrank import get_scorer
+    >>> get_scorer("ndcg@10")
+    make_ranking_scorer('ndcg@10')
+    >>> get_scorer("MRR")
+    make_ranking_scorer('rr')
+    """
+    if isinstance(scoring, RankingScorer):
+        return scoring
+    if not isinstance(scoring, (str, Metric)):
+        raise param_error(
+            "scoring", "a metric name such as 'ndcg@10' (see skrank.get_scorer_names())",
+            scoring, "get_scorer",
+        )
+    try:
+        return RankingScorer(scoring)
+    except InvalidParameterError:
+        raise param_error(
+            "scoring",
+            "a ranking metric name from skrank.get_scorer_names(), optionally with @k "
+            "(e.g. 'ndcg@10'); scikit-learn's own scorers come from sklearn.metrics.get_scorer",
+            scoring,
+            "get_scorer",
+        ) from None
+
+
+def get_scorer_names() -> list[str]:
+    """Names accepted by :func:`get_scorer`, each optionally followed by ``@k``.
+
+    Aliases are accepted too: ``"map"`` for ``"ap"``, ``"mrr"`` for ``"rr"``,
+    ``"precision"``, ``"recall"``, ``"hit_rate"``, ``"success"``.
+
+    Returns
+    -------
+    list of str
+        Canonical metric names, sorted.
+
+    Examples
+    --------
+    >>> from skrank import get_scorer_names
+    >>> get_scorer_names()
+    ['ap', 'dcg', 'err', 'hit', 'ndcg', 'p', 'r', 'rr']
+    """
+    return sorted(METRIC_NAMES)
