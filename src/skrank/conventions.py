@@ -268,6 +268,28 @@ _PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+# Per-metric exceptions inside a preset: {preset: {metric name: {convention: value}}}.
+_PRESET_METRIC_OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
+    # LightGBM's map@k multiplies the 1.0 of a query without relevant rows by its weight,
+    # its ndcg@k does not (measured with LightGBM 4.7.0, tests/reference/test_lightgbm_preset.py).
+    "lightgbm": {"ap": {"empty_weighted": True}},
+}
+
+
+def for_metric(
+    conv: Conventions, preset: str | None, metric_name: str, explicit: frozenset[str]
+) -> Conventions:
+    """The conventions of one metric: a preset's per-metric exceptions, unless set explicitly."""
+    if preset is None:
+        return conv
+    changes = {
+        k: v
+        for k, v in _PRESET_METRIC_OVERRIDES.get(preset, {}).get(metric_name, {}).items()
+        if k not in explicit
+    }
+    return conv.replace(**changes) if changes else conv
+
+
 def preset_conventions(preset: str) -> Conventions:
     """The :class:`Conventions` of a named preset."""
     check_choice("preset", preset, PRESETS)

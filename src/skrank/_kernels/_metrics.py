@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ._select import AVERAGE, INPUT, before, select_top, top_values
 
@@ -484,7 +484,7 @@ def _lchoose(n, k):
     return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def evaluate_grouped(
     rows,
     offsets,
@@ -504,31 +504,31 @@ def evaluate_grouped(
     ks,
     max_query,
 ):
-    """Evaluate ``kinds``/``ks`` on every query; returns values, empty flags, tie flags."""
+    """Evaluate ``kinds``/``ks`` on every query; returns values, empty flags, tie flags.
+
+    Single-threaded on purpose: numba's parallel backend would share (and resize) the
+    process's OpenMP pool with LightGBM and XGBoost, changing their results' last bits.
+    """
     n_q = offsets.shape[0] - 1
     m = kinds.shape[0]
     values = np.empty((n_q, m), dtype=np.float64)
     empty = np.zeros((n_q, m), dtype=np.bool_)
     ties = np.zeros((n_q, m), dtype=np.bool_)
+    if n_q == 0:
+        return values, empty, ties
     disc = discounts(max(max_query, 1))
     has_retrieved = retrieved.shape[0] > 0
-    n_chunks = min(n_q, 64)
-    if n_chunks == 0:
-        return values, empty, ties
-    for c in prange(n_chunks):
-        lo = c * n_q // n_chunks
-        hi = (c + 1) * n_q // n_chunks
-        ranked = np.empty(max_query, dtype=np.int64)
-        top = np.empty(max_query, dtype=np.int64)
-        gbuf = np.empty(max_query, dtype=np.float64)
-        ibuf = np.empty(max_query, dtype=np.float64)
-        lbuf = np.empty(2 * max_query + 2, dtype=labels.dtype)
-        prodbuf = np.empty(3 * max_query + 3, dtype=np.float64)
-        for q in range(lo, hi):
-            _query(
-                rows[offsets[q]:offsets[q + 1]], labels, scores, tiekey, retrieved,
-                has_retrieved, pool, tie_mode, gain_mode, gain_table, rel_min, err_scale,
-                ap_den, p_min_kn, kinds, ks, disc, values[q], empty[q], ties[q], ranked, top,
-                gbuf, ibuf, lbuf, prodbuf,
-            )
+    ranked = np.empty(max_query, dtype=np.int64)
+    top = np.empty(max_query, dtype=np.int64)
+    gbuf = np.empty(max_query, dtype=np.float64)
+    ibuf = np.empty(max_query, dtype=np.float64)
+    lbuf = np.empty(2 * max_query + 2, dtype=labels.dtype)
+    prodbuf = np.empty(3 * max_query + 3, dtype=np.float64)
+    for q in range(n_q):
+        _query(
+            rows[offsets[q]:offsets[q + 1]], labels, scores, tiekey, retrieved,
+            has_retrieved, pool, tie_mode, gain_mode, gain_table, rel_min, err_scale,
+            ap_den, p_min_kn, kinds, ks, disc, values[q], empty[q], ties[q], ranked, top,
+            gbuf, ibuf, lbuf, prodbuf,
+        )
     return values, empty, ties

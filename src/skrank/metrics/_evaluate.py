@@ -11,7 +11,7 @@ from numba import njit
 from .._groups import Grouping, group_rows
 from .._kernels import _metrics as K
 from .._validation import param_error
-from ..conventions import Conventions, resolve_conventions
+from ..conventions import Conventions, for_metric, resolve_conventions
 from ..exceptions import EmptyQueryError, InputError
 from ._result import EvaluationResult, MetricResult
 from ._spec import Metric
@@ -269,12 +269,13 @@ max_label, empty_weighted
     array([1. , 0.5])
     """
     caller = _caller
-    conv = resolve_conventions(
-        preset, conventions, gain=gain, ties=ties, empty=empty, rel_min=rel_min,
-        ap_denominator=ap_denominator, p_divisor=p_divisor, idcg=idcg,
-        score_precision=score_precision, default_k=default_k, max_label=max_label,
-        empty_weighted=empty_weighted,
+    overrides = dict(
+        gain=gain, ties=ties, empty=empty, rel_min=rel_min, ap_denominator=ap_denominator,
+        p_divisor=p_divisor, idcg=idcg, score_precision=score_precision, default_k=default_k,
+        max_label=max_label, empty_weighted=empty_weighted,
     )
+    conv = resolve_conventions(preset, conventions, **overrides)
+    explicit = frozenset(k for k, v in overrides.items() if v is not None)
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
     if not isinstance(metrics, Sequence) or len(metrics) == 0:
@@ -340,24 +341,26 @@ max_label, empty_weighted
             w = w.astype(np.float64)
         weights = _query_weights(grouping.rows, grouping.offsets, w)
 
-    ks = []
-    for s in specs:
-        k = s.k if s.k is not None else conv.default_k
-        ks.append(0 if k is None else k)
-    kinds = np.array([_KIND[s.name] for s in specs], dtype=np.int64)
-    ks_arr = np.array(ks, dtype=np.int64)
-    raw = _run(y_true, y_score, tiekey, mask, grouping, conv, conv.ties, kinds, ks_arr, max_lab)
-    bounds = None
-    if tie_bounds:
-        lo = _run(y_true, y_score, tiekey, mask, grouping, conv, "pessimistic", kinds, ks_arr,
-                  max_lab)
-        hi = _run(y_true, y_score, tiekey, mask, grouping, conv, "optimistic", kinds, ks_arr,
-                  max_lab)
-        bounds = (lo, hi)
-
+    # metrics sharing the same conventions share one pass (a preset may differ per metric)
+    by_conv: dict[Conventions, list[Metric]] = {}
+    for spec in specs:
+        by_conv.setdefault(for_metric(conv, preset, spec.name, explicit), []).append(spec)
     results = {}
-    for j, spec in enumerate(specs):
-        results[spec] = _finish(spec, j, raw, bounds, grouping, conv, weights, caller)
+    for mconv, group_specs in by_conv.items():
+        ks = []
+        for s in group_specs:
+            k = s.k if s.k is not None else mconv.default_k
+            ks.append(0 if k is None else k)
+        kinds = np.array([_KIND[s.name] for s in group_specs], dtype=np.int64)
+        ks_arr = np.array(ks, dtype=np.int64)
+        args = (y_true, y_score, tiekey, mask, grouping, mconv)
+        raw = _run(*args, mconv.ties, kinds, ks_arr, max_lab)
+        bounds = None
+        if tie_bounds:
+            bounds = tuple(_run(*args, rule, kinds, ks_arr, max_lab)
+                           for rule in ("pessimistic", "optimistic"))
+        for j, spec in enumerate(group_specs):
+            results[spec] = _finish(spec, j, raw, bounds, grouping, mconv, weights, caller)
     return EvaluationResult(tuple(specs), grouping.qids, conv, results)
 
 
