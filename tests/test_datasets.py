@@ -159,10 +159,13 @@ def test_as_frame_must_be_a_bool():
         load_lambdarank_example(as_frame="yes")
 
 
-def test_results_are_independent_copies():
-    a = load_lambdarank_example()
-    a.X_train[0, 0] = -1.0
-    assert load_lambdarank_example().X_train[0, 0] != -1.0
+def test_results_are_independent_copies(data):
+    # A second load must not share arrays with the first (no module-level cache handing out
+    # the same mutable arrays).
+    fresh = load_lambdarank_example()
+    fresh.X_train[0, 0] = -1.0
+    fresh.y_train[0] = 9
+    assert data.X_train[0, 0] != -1.0 and data.y_train[0] != 9
 
 
 def test_lightgbm_reproduces_the_published_ndcg(data):

@@ -141,3 +141,11 @@ def test_round_trip_against_a_dense_oracle(rows):
     np.testing.assert_array_equal(data.X.toarray(), expected)
     np.testing.assert_array_equal(data.y, [r[0] for r in rows])
     np.testing.assert_array_equal(data.qid, [r[1] for r in rows])
+
+
+def test_crlf_and_form_feed_do_not_shift_line_numbers():
+    # Lines end at "\n" only; "\r" is trailing whitespace and "\f" inside a line is a blank.
+    data = read_libsvm(io.StringIO("1 qid:1 1:1\r\n0 qid:1\f2:1\r\n"))
+    np.testing.assert_array_equal(data.X.toarray(), [[1, 0], [0, 1]])
+    with pytest.raises(InputError, match=r"line 3: .*label 'x'"):
+        read_libsvm(io.StringIO("1 1:1\r\n0 2:1\f\r\nx 1:1\r\n"))

@@ -130,7 +130,7 @@ def read_libsvm(
     qid_line = 0
     pairs: list[str] = []  # index and value tokens, interleaved
     nnz: list[int] = []
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    for lineno, raw in enumerate(text.split("\n"), 1):
         hash_at = raw.find("#")
         line = (raw if hash_at < 0 else raw[:hash_at]).strip()
         if not line:
