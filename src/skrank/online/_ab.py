@@ -21,7 +21,7 @@ import numbers
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from .._validation import check_choice, check_int, param_error
 from ._clicks import CTR_DEFINITIONS
@@ -103,10 +103,10 @@ def _p_value(z: float, alternative: str) -> float:
     if math.isnan(z):
         return math.nan
     if alternative == "two-sided":
-        return float(2 * stats.norm.sf(abs(z)))
+        return float(2 * special.ndtr(-abs(z)))
     if alternative == "greater":
-        return float(stats.norm.sf(z))
-    return float(stats.norm.cdf(z))
+        return float(special.ndtr(-z))
+    return float(special.ndtr(z))
 
 
 def _count(name: str, value: Any, caller: str, minimum: int = 0) -> int:
@@ -178,12 +178,12 @@ def _ztest_result(
 ) -> ZTestResult:
     diff = v_b - v_a
     if alternative == "two-sided":
-        q = float(stats.norm.ppf(0.5 + level / 2))
+        q = float(special.ndtri(0.5 + level / 2))
         ci = (diff - q * se, diff + q * se)
     elif alternative == "greater":
-        ci = (diff - float(stats.norm.ppf(level)) * se, math.inf)
+        ci = (diff - float(special.ndtri(level)) * se, math.inf)
     else:
-        ci = (-math.inf, diff + float(stats.norm.ppf(level)) * se)
+        ci = (-math.inf, diff + float(special.ndtri(level)) * se)
     rel = diff / v_a if v_a != 0 else math.nan
     return ZTestResult(
         value_a=float(v_a), value_b=float(v_b), difference=float(diff),
@@ -255,8 +255,8 @@ def sample_size_per_arm(
                           effect, caller)
     if (alternative == "greater" and delta < 0) or (alternative == "less" and delta > 0):
         raise param_error("effect", f"of the sign of alternative={alternative!r}", effect, caller)
-    z_a = stats.norm.ppf(1 - alpha / 2) if alternative == "two-sided" else stats.norm.ppf(1 - alpha)
-    z_b = stats.norm.ppf(power)
+    z_a = special.ndtri(1 - alpha / 2) if alternative == "two-sided" else special.ndtri(1 - alpha)
+    z_b = special.ndtri(power)
     pbar = (p1 + p2) / 2
     num = z_a * math.sqrt(2 * pbar * (1 - pbar)) + z_b * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))
     return math.ceil(num**2 / delta**2 - 1e-9)
@@ -311,7 +311,7 @@ def ratio_metric(
     level = check_confidence_level(confidence_level, caller)
     r, var, n = _ratio_parts(numerator, denominator, caller)
     se = math.sqrt(var)
-    z = float(stats.norm.ppf(0.5 + level / 2))
+    z = float(special.ndtri(0.5 + level / 2))
     return RatioEstimate(r, var, se, (r - z * se, r + z * se), level, n)
 
 

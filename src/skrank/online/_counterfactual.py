@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from .._validation import check_choice, param_error
 from ..exceptions import InputError
@@ -125,7 +125,7 @@ class _CI:
         infl = values if influence is None else influence
         se = float(np.std(infl, ddof=1) / math.sqrt(n)) if n > 1 else math.nan
         if self.method == "normal":
-            z = float(stats.norm.ppf(0.5 + self.level / 2))
+            z = float(special.ndtri(0.5 + self.level / 2))
             ci = (est - z * se, est + z * se)
         else:
             gen = check_rng(self.rng, self.caller)
@@ -844,7 +844,7 @@ def estimate_propensities_swap(
 def _propensity_result(
     theta: np.ndarray, se: np.ndarray, level: float, n: np.ndarray, method: str
 ) -> PropensityEstimate:
-    z = float(stats.norm.ppf(0.5 + level / 2))
+    z = float(special.ndtri(0.5 + level / 2))
     lo, hi = theta - z * se, theta + z * se
     n = n.astype(np.int64)
     for arr in (theta, se, lo, hi, n):

@@ -818,7 +818,9 @@ def interleaving_test(
     finite = o[~np.isnan(o)]
     if ((finite < -1) | (finite > 1)).any():
         bad = finite[(finite < -1) | (finite > 1)][0]
-        raise input_error("outcomes", "in [-1, 1] (or NaN for no clicks)", repr(bad), caller)
+        raise input_error(
+            "outcomes", "in [-1, 1] (or NaN for no clicks)", repr(float(bad)), caller
+        )
     check_choice("no_click", no_click, NO_CLICK_RULES, caller)
     level = check_confidence_level(confidence_level, caller)
     n_bootstrap = check_positive_int("n_bootstrap", n_bootstrap, caller)

@@ -57,7 +57,7 @@ def as_float_array(
     bad = ~np.isfinite(arr) if not allow_nan else np.isinf(arr)
     if bad.any():
         i = _first(bad)
-        raise input_error(name, "finite", f"{arr[i]!r} at index {i}", caller)
+        raise input_error(name, "finite", f"{float(arr[i])!r} at index {i}", caller)
     return arr
 
 
@@ -83,7 +83,7 @@ def check_probabilities(
     if bad.any():
         i = _first(bad)
         allowed = "probabilities in [0, 1]" if allow_zero else "probabilities in (0, 1]"
-        raise input_error(name, allowed, f"{p[i]!r} at index {i}", caller)
+        raise input_error(name, allowed, f"{float(p[i])!r} at index {i}", caller)
     return p
 
 
