@@ -1,0 +1,584 @@
+"""LightGBM training-time metrics: ``feval``, ``eval_metric`` and an early-stopping callback.
+
+Nothing here imports LightGBM at module import time: the metric callables only read the
+``Dataset`` they are given, and :func:`early_stopping` imports LightGBM when it is created.
+
+:class:`_MetricSet` (the metrics, their conventions and the checks shared by the LightGBM and
+XGBoost adapters) also serves :mod:`skrank.integrations._xgb_metric`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_int, check_real, param_error
+from ..conventions import Conventions, resolve_conventions
+from ..exceptions import InputError
+from ..metrics._evaluate import evaluate
+from ..metrics._spec import Metric
+
+__all__ = ["LightGBMEvalMetric", "LightGBMFeval", "early_stopping", "eval_metric", "feval"]
+
+
+def _import_lightgbm(caller: str):
+    try:
+        import lightgbm
+    except ImportError as exc:  # pragma: no cover - lightgbm is installed for the tests
+        raise ImportError(
+            f"{caller} needs LightGBM: pip install 'skrank[lightgbm]'"
+        ) from exc
+    return lightgbm
+
+
+class _MetricSet:
+    """Parsed metrics + resolved conventions + the checks every training-time metric makes."""
+
+    def __init__(
+        self,
+        metrics: Sequence[str | Metric],
+        preset: str | None,
+        conventions: Conventions | None,
+        overrides: dict[str, Any],
+        prefix: str,
+        caller: str,
+    ) -> None:
+        self.caller = caller
+        if len(metrics) == 1 and not isinstance(metrics[0], (str, Metric)):
+            metrics = tuple(metrics[0])  # feval(["ndcg@5", "rr"]) as well as feval("ndcg@5", "rr")
+        if len(metrics) == 0:
+            raise param_error(
+                "metrics", "at least one metric name such as 'ndcg@5'", (), caller
+            )
+        specs: list[Metric] = []
+        for m in metrics:
+            spec = Metric.parse(m)
+            if spec not in specs:
+                specs.append(spec)
+        self.metrics: tuple[Metric, ...] = tuple(specs)
+        if not isinstance(prefix, str) or any(c.isspace() or c in ":," for c in prefix):
+            raise param_error(
+                "prefix", "a str without spaces, ':' or ','", prefix, caller
+            )
+        self.prefix = prefix
+        self.conventions: Conventions = resolve_conventions(preset, conventions, **overrides)
+        if self.conventions.ties == "docid":
+            raise param_error(
+                "ties",
+                "one of 'pessimistic', 'optimistic', 'input', 'average' (a training Dataset "
+                "carries no document ids for 'docid')",
+                "docid",
+                caller,
+            )
+        # A threshold is explicit when rel_min is passed or comes from a preset / Conventions.
+        self.threshold_given = (
+            overrides.get("rel_min") is not None or preset is not None or conventions is not None
+        )
+        self.names: tuple[str, ...] = tuple(f"{prefix}{m}" for m in self.metrics)
+
+    def describe(self) -> str:
+        shown = ", ".join(self.names)
+        return f"{shown} ({self.conventions.describe(('ties', 'empty', 'rel_min'))})"
+
+    # -- checks ---------------------------------------------------------------------------
+    def check_scores(self, y_pred: Any, n_rows: int, where: str) -> np.ndarray:
+        pred = np.asarray(y_pred)
+        if pred.ndim == 2 and pred.shape[1] == 1:
+            pred = pred[:, 0]
+        if pred.ndim != 1:
+            raise InputError(
+                f"{self.caller} needs one ranking score per row, but {where} has predictions "
+                f"of shape {pred.shape}: a multiclass or multi-output objective does not rank. "
+                "Train with a ranking objective ('lambdarank', 'rank_xendcg', 'rank:ndcg', ...) "
+                "or another single-score objective."
+            )
+        if pred.shape[0] != n_rows:
+            raise InputError(
+                f"{self.caller} needs one ranking score per row: {where} has {n_rows} rows but "
+                f"{pred.shape[0]} predictions (a multiclass objective flattens one score per "
+                "class; it does not rank)."
+            )
+        return pred
+
+    def check_labels(self, y_true: np.ndarray, where: str) -> None:
+        if self.threshold_given or y_true.shape[0] == 0:
+            return
+        binary = [str(m) for m in self.metrics if m.is_binary]
+        if not binary:
+            return
+        top = float(np.max(y_true))
+        if top > 1:
+            raise InputError(
+                f"{', '.join(binary)} {'is a binary metric' if len(binary) == 1 else 'are binary'}"
+                f" metric{'s' if len(binary) > 1 else ''} but the labels of {where} are graded "
+                f"(largest label {top:g}). Say which labels are relevant: pass rel_min= "
+                f"(relevant when label >= rel_min), e.g. {self.caller}({binary[0]!r}, "
+                "rel_min=1), or a preset (preset='lightgbm' or 'xgboost': relevant when "
+                "label > 0)."
+            )
+
+    def no_groups(self, where: str, how: str) -> InputError:
+        return InputError(
+            f"{self.caller} ranks documents within queries, but {where} has no query groups. "
+            f"{how} A skrank ranking metric is meaningless without them (for a "
+            "non-ranking objective without queries use the library's own metrics)."
+        )
+
+    # -- evaluation -----------------------------------------------------------------------
+    def values(
+        self,
+        y_true: Any,
+        y_pred: np.ndarray,
+        sizes: np.ndarray,
+        sample_weight: np.ndarray | None,
+        where: str,
+    ) -> list[float]:
+        y = np.asarray(y_true)
+        self.check_labels(y, where)
+        res = evaluate(
+            y,
+            y_pred,
+            group=sizes,
+            metrics=self.metrics,
+            conventions=self.conventions,
+            sample_weight=sample_weight,
+            _caller=self.caller,
+        )
+        return [float(res[m].value) for m in self.metrics]
+
+
+def _group_sizes(group: Any) -> np.ndarray | None:
+    if group is None:
+        return None
+    sizes = np.asarray(group)
+    if sizes.size == 0:
+        return None
+    return sizes.astype(np.int64, copy=False)
+
+
+def _lgbm_weights(weight: Any) -> np.ndarray | None:
+    if weight is None:
+        return None
+    w = np.asarray(weight)
+    if w.size == 0:
+        return None
+    # LightGBM stores weights as float32 and averages them per query in float32
+    return w.astype(np.float32, copy=False)
+
+
+class LightGBMFeval:
+    """A ``feval`` for :func:`lightgbm.train`: skrank metrics on each evaluated ``Dataset``.
+
+    Created by :func:`skrank.lightgbm.feval`; called by LightGBM as ``f(preds, eval_data)``
+    and returns one ``(name, value, True)`` per metric (every skrank metric is
+    higher-is-better).
+
+    Attributes
+    ----------
+    metrics : tuple of Metric
+        The metrics, in order.
+    names : tuple of str
+        The names LightGBM records them under (``prefix`` + canonical metric name, e.g.
+        ``"skrank_ndcg@5"``).
+    conventions : Conventions
+        The conventions in force.
+    """
+
+    def __init__(self, metric_set: _MetricSet) -> None:
+        self._set = metric_set
+
+    @property
+    def metrics(self) -> tuple[Metric, ...]:
+        return self._set.metrics
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self._set.names
+
+    @property
+    def conventions(self) -> Conventions:
+        return self._set.conventions
+
+    def __repr__(self) -> str:
+        return f"<skrank LightGBM feval {self._set.describe()}>"
+
+    def __call__(self, preds: Any, eval_data: Any) -> list[tuple[str, float, bool]]:
+        s = self._set
+        if not hasattr(eval_data, "get_group"):
+            raise InputError(
+                f"{s.caller} returns a feval for lightgbm.train(feval=...), called as "
+                f"f(preds, eval_data) with a lightgbm.Dataset; got a "
+                f"{type(eval_data).__name__} as eval_data. For LGBMRanker.fit(eval_metric=...) "
+                "use skrank.lightgbm.eval_metric(...)."
+            )
+        sizes = _group_sizes(eval_data.get_group())
+        if sizes is None:
+            raise s.no_groups(
+                "the evaluated lightgbm.Dataset",
+                "Build it with lgb.Dataset(X, y, group=sizes) (or reference= a Dataset that "
+                "has them).",
+            )
+        y_true = eval_data.get_label()
+        n = int(np.asarray(y_true).shape[0])
+        pred = s.check_scores(preds, n, "the evaluated Dataset")
+        values = s.values(y_true, pred, sizes, _lgbm_weights(eval_data.get_weight()),
+                          "the evaluated Dataset")
+        return [(name, v, True) for name, v in zip(s.names, values)]
+
+
+class LightGBMEvalMetric:
+    """An ``eval_metric`` for ``LGBMRanker.fit``: called as ``f(y_true, y_pred, weight, group)``.
+
+    Created by :func:`skrank.lightgbm.eval_metric`. LightGBM's scikit-learn API counts the
+    parameters of the callable; this one declares the four-argument form, so it receives the
+    query sizes (``group``) and the row weights.
+
+    Attributes
+    ----------
+    metrics, names, conventions
+        As for :class:`LightGBMFeval`.
+    """
+
+    def __init__(self, metric_set: _MetricSet) -> None:
+        self._set = metric_set
+
+    @property
+    def metrics(self) -> tuple[Metric, ...]:
+        return self._set.metrics
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self._set.names
+
+    @property
+    def conventions(self) -> Conventions:
+        return self._set.conventions
+
+    def __repr__(self) -> str:
+        return f"<skrank LightGBM eval_metric {self._set.describe()}>"
+
+    def __call__(
+        self, y_true: Any, y_pred: Any, weight: Any, group: Any
+    ) -> list[tuple[str, float, bool]]:
+        s = self._set
+        sizes = _group_sizes(group)
+        if sizes is None:
+            raise s.no_groups(
+                "the evaluation set",
+                "Fit LGBMRanker with group= and give eval_group= for every eval_set entry.",
+            )
+        n = int(np.asarray(y_true).shape[0])
+        pred = s.check_scores(y_pred, n, "the evaluation set")
+        values = s.values(y_true, pred, sizes, _lgbm_weights(weight), "the evaluation set")
+        return [(name, v, True) for name, v in zip(s.names, values)]
+
+
+_FACTORY_DOC_PARAMS = """
+    Parameters
+    ----------
+    *metrics : str or Metric
+        One or more metric names (``"ndcg@5"``, ``"ap@10"``, ``"rr"``, ``"err@5"``, ...), or
+        one list of them.
+    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"}, optional
+        Start from a reference library's conventions. With ``preset="lightgbm"`` the values
+        equal LightGBM's own ``ndcg@k`` and ``map@k`` bit for bit (``num_threads=1``).
+    conventions : Conventions, optional
+        A complete set of conventions to start from instead of ``preset``.
+    prefix : str, default="skrank_"
+        Prepended to each canonical metric name to form the name LightGBM records
+        (``"skrank_ndcg@5"``); it keeps skrank's values apart from LightGBM's built-in
+        ``ndcg@5``. Use different prefixes for two callables with different conventions.
+    **overrides
+        Any convention of :class:`skrank.Conventions` (``ties=``, ``gain=``, ``empty=``,
+        ``rel_min=``, ...). Without a preset skrank's defaults apply (``ties="pessimistic"``,
+        ``empty="exclude"``, ``gain="exp"``).
+"""
+
+
+def feval(
+    *metrics: str | Metric,
+    preset: str | None = None,
+    conventions: Conventions | None = None,
+    prefix: str = "skrank_",
+    **overrides: Any,
+) -> LightGBMFeval:
+    """Training-time skrank metrics for ``lightgbm.train(..., feval=...)``.
+
+    The returned callable reads query boundaries (``get_group()``), labels and row weights
+    from each evaluated ``Dataset``; a query's weight is the mean of its rows' weights, as in
+    LightGBM (weights are taken as float32, like LightGBM stores them).
+    {params}
+    Returns
+    -------
+    LightGBMFeval
+        Callable ``f(preds, eval_data)`` returning ``[(name, value, True), ...]``.
+
+    Raises
+    ------
+    InputError
+        At evaluation time, when a Dataset has no query groups, when predictions are not one
+        score per row (multiclass), or when a binary metric (P, R, hit, AP, RR) meets graded
+        labels (largest label > 1) without ``rel_min`` or a preset.
+
+    See Also
+    --------
+    eval_metric : the four-argument form for ``LGBMRanker.fit(eval_metric=...)``.
+    early_stopping : stop on one of these metrics, always in the right direction.
+
+    Notes
+    -----
+    LightGBM's ``early_stopping(first_metric_only=True)`` watches the first *built-in*
+    metric, not a ``feval``; use :func:`skrank.lightgbm.early_stopping` with the metric's
+    name instead (or set ``metric="None"`` in the parameters).
+
+    Examples
+    --------
+    >>> import numpy as np, lightgbm as lgb
+    >>> import skrank.lightgbm
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.normal(size=(60, 3)), rng.integers(0, 3, size=60)
+    >>> train = lgb.Dataset(X, y, group=[20, 20, 20])
+    >>> f = skrank.lightgbm.feval("ndcg@5", preset="lightgbm")
+    >>> f.names
+    ('skrank_ndcg@5',)
+    >>> log = {{}}
+    >>> params = dict(objective="lambdarank", eval_at=[5], num_leaves=3, min_data_in_leaf=5,
+    ...               num_threads=1, verbose=-1)
+    >>> booster = lgb.train(params, train, num_boost_round=3, valid_sets=[train],
+    ...                     feval=f, callbacks=[lgb.record_evaluation(log)])
+    >>> log["training"]["skrank_ndcg@5"] == log["training"]["ndcg@5"]
+    True
+    """
+    return LightGBMFeval(_MetricSet(metrics, preset, conventions, overrides, prefix,
+                                    "skrank.lightgbm.feval"))
+
+
+def eval_metric(
+    *metrics: str | Metric,
+    preset: str | None = None,
+    conventions: Conventions | None = None,
+    prefix: str = "skrank_",
+    **overrides: Any,
+) -> LightGBMEvalMetric:
+    """Training-time skrank metrics for ``LGBMRanker.fit(..., eval_metric=...)``.
+
+    The same metrics as :func:`feval`, in the four-argument form
+    ``f(y_true, y_pred, weight, group)`` that LightGBM's scikit-learn API passes query sizes
+    to.
+    {params}
+    Returns
+    -------
+    LightGBMEvalMetric
+        Callable ``f(y_true, y_pred, weight, group)`` returning ``[(name, value, True), ...]``.
+
+    Examples
+    --------
+    >>> import numpy as np, lightgbm as lgb
+    >>> import skrank.lightgbm
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.normal(size=(60, 3)), rng.integers(0, 3, size=60)
+    >>> ranker = lgb.LGBMRanker(n_estimators=3, num_leaves=3, min_child_samples=5,
+    ...                         n_jobs=1, verbose=-1)
+    >>> f = skrank.lightgbm.eval_metric("ndcg@5", preset="lightgbm")
+    >>> _ = ranker.fit(X, y, group=[20, 20, 20], eval_X=(X,), eval_y=(y,),
+    ...                eval_group=[[20, 20, 20]], eval_at=[5], eval_metric=f)
+    >>> res = ranker.evals_result_["training"]
+    >>> res["skrank_ndcg@5"] == res["ndcg@5"]
+    True
+    """
+    return LightGBMEvalMetric(_MetricSet(metrics, preset, conventions, overrides, prefix,
+                                         "skrank.lightgbm.eval_metric"))
+
+
+feval.__doc__ = feval.__doc__.format(params=_FACTORY_DOC_PARAMS)
+eval_metric.__doc__ = eval_metric.__doc__.format(params=_FACTORY_DOC_PARAMS)
+
+
+def _improved(value: float, best: float, maximize: bool, min_delta: float) -> bool:
+    if math.isnan(value):
+        return False
+    if math.isnan(best):
+        return True
+    return value > best + min_delta if maximize else value < best - min_delta
+
+
+class _EarlyStopping:
+    """LightGBM callback: stop when one named metric on one dataset stops improving."""
+
+    def __init__(
+        self,
+        metric_name: str,
+        stopping_rounds: int,
+        data_name: str | None,
+        maximize: bool | None,
+        min_delta: float,
+        verbose: bool,
+    ) -> None:
+        self.metric_name = metric_name
+        self.stopping_rounds = stopping_rounds
+        self.data_name = data_name
+        self.maximize = maximize
+        self.min_delta = min_delta
+        self.verbose = verbose
+        # LightGBM runs callbacks by ``order``: after print (10) and record_evaluation (20),
+        # like its own early stopping (30).
+        self.order = 30
+        self.before_iteration = False
+        self._reset()
+
+    def _reset(self) -> None:
+        self.best_iteration: int = -1
+        self.best_score: float = math.nan
+        self.history: list[float] = []
+        self._best_list: list = []
+        self._index: int = -1
+        self._maximize: bool = True
+        self._watched: str = ""
+
+    def __repr__(self) -> str:
+        return (
+            f"<skrank LightGBM early_stopping on {self.metric_name!r}, "
+            f"{self.stopping_rounds} rounds>"
+        )
+
+    def _init(self, env: Any) -> None:
+        self._reset()
+        results = env.evaluation_result_list or []
+        if not results:
+            raise InputError(
+                "skrank.lightgbm.early_stopping needs evaluation results: pass valid_sets= "
+                "(lightgbm.train) or eval_set= (LGBMRanker.fit), and the metric through "
+                "feval= / eval_metric=."
+            )
+        train_name = getattr(env.model, "_train_data_name", "training")
+        if not hasattr(env.model, "_train_data_name"):  # lightgbm.cv: folds are 'train'/'valid'
+            train_name = "train"
+        candidates = [
+            i
+            for i, r in enumerate(results)
+            if r[1] == self.metric_name
+            and (r[0] == self.data_name if self.data_name is not None else r[0] != train_name)
+        ]
+        if not candidates:
+            seen = sorted({f"{r[0]}'s {r[1]}" for r in results})
+            where = (
+                f"dataset {self.data_name!r}"
+                if self.data_name is not None
+                else "a validation dataset (the training data is never watched unless named)"
+            )
+            raise param_error(
+                "metric_name",
+                f"a metric evaluated on {where}; evaluated: " + ", ".join(seen),
+                self.metric_name,
+                "skrank.lightgbm.early_stopping",
+            )
+        # the last validation dataset, as XGBoost does
+        self._index = candidates[-1]
+        entry = results[self._index]
+        self._watched = f"{entry[0]}'s {entry[1]}"
+        self._maximize = bool(entry[3]) if self.maximize is None else self.maximize
+
+    def __call__(self, env: Any) -> None:
+        if env.iteration == env.begin_iteration:
+            self._init(env)
+        lgb = _import_lightgbm("skrank.lightgbm.early_stopping")
+        results = env.evaluation_result_list
+        entry = results[self._index]
+        if entry[1] != self.metric_name:  # pragma: no cover - LightGBM keeps the order fixed
+            raise RuntimeError("LightGBM changed the order of its evaluation results.")
+        value = float(entry[2])
+        self.history.append(value)
+        if not self._best_list or _improved(value, self.best_score, self._maximize,
+                                            self.min_delta):
+            self.best_score = value
+            self.best_iteration = env.iteration
+            self._best_list = list(results)
+        stop = env.iteration - self.best_iteration >= self.stopping_rounds
+        last = env.iteration == env.end_iteration - 1
+        if stop or last:
+            if self.verbose:
+                how = "Early stopping" if stop else "Did not meet early stopping"
+                print(
+                    f"{how} on {self._watched} ({'max' if self._maximize else 'min'}imised): "
+                    f"best iteration is [{self.best_iteration + 1}] with {self.best_score!r}"
+                )
+            raise lgb.callback.EarlyStopException(self.best_iteration, self._best_list)
+
+
+def early_stopping(
+    metric_name: str,
+    stopping_rounds: int,
+    *,
+    data_name: str | None = None,
+    maximize: bool | None = None,
+    min_delta: float = 0.0,
+    verbose: bool = True,
+):
+    """Early stopping on one named metric (a skrank metric or a built-in), in its direction.
+
+    LightGBM's own ``early_stopping`` stops when *any* metric stops improving, or with
+    ``first_metric_only=True`` watches the first built-in metric, never a ``feval``. This
+    callback watches exactly ``metric_name`` on one validation dataset and maximises it
+    when the metric says higher is better (every skrank metric does).
+
+    Parameters
+    ----------
+    metric_name : str
+        The name as recorded, e.g. ``"skrank_ndcg@5"`` (see ``feval(...).names``) or a
+        built-in such as ``"ndcg@5"``.
+    stopping_rounds : int
+        Stop after this many iterations without improvement.
+    data_name : str, optional
+        The dataset to watch (``"valid_0"``, or a name from ``valid_names``). Default: the
+        last validation dataset that reports the metric; the training data is watched only
+        when named.
+    maximize : bool, optional
+        Force the direction; default: the ``is_higher_better`` flag the metric reports.
+    min_delta : float, default=0.0
+        Minimum improvement that counts.
+    verbose : bool, default=True
+        Print the best iteration when training stops.
+
+    Returns
+    -------
+    callable
+        A LightGBM callback. After training, ``booster.best_iteration`` is the 1-based best
+        iteration; the callback keeps ``history`` (the watched values), ``best_iteration``
+        (0-based) and ``best_score``.
+
+    Examples
+    --------
+    >>> import numpy as np, lightgbm as lgb
+    >>> import skrank.lightgbm
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.normal(size=(80, 3)), rng.integers(0, 3, size=80)
+    >>> train = lgb.Dataset(X[:60], y[:60], group=[20, 20, 20])
+    >>> valid = lgb.Dataset(X[60:], y[60:], group=[10, 10], reference=train)
+    >>> stop = skrank.lightgbm.early_stopping("skrank_rr", 3, verbose=False)
+    >>> booster = lgb.train(
+    ...     dict(objective="lambdarank", num_leaves=3, min_data_in_leaf=5, num_threads=1,
+    ...          metric="None", verbose=-1),
+    ...     train, num_boost_round=20, valid_sets=[valid],
+    ...     feval=skrank.lightgbm.feval("rr", rel_min=1), callbacks=[stop])
+    >>> booster.best_iteration == int(np.argmax(stop.history)) + 1
+    True
+    """
+    caller = "skrank.lightgbm.early_stopping"
+    if not isinstance(metric_name, str) or not metric_name:
+        raise param_error("metric_name", "a metric name such as 'skrank_ndcg@5'", metric_name,
+                          caller)
+    check_int("stopping_rounds", stopping_rounds, min_value=1, caller=caller)
+    if data_name is not None and not isinstance(data_name, str):
+        raise param_error("data_name", "a str or None", data_name, caller)
+    if maximize is not None and not isinstance(maximize, bool):
+        raise param_error("maximize", "a bool or None", maximize, caller)
+    min_delta = check_real("min_delta", min_delta, caller=caller)
+    if min_delta < 0:
+        raise param_error("min_delta", "a finite real number >= 0", min_delta, caller)
+    if not isinstance(verbose, bool):
+        raise param_error("verbose", "a bool", verbose, caller)
+    _import_lightgbm(caller)
+    return _EarlyStopping(metric_name, stopping_rounds, data_name, maximize, min_delta, verbose)
