@@ -37,3 +37,10 @@ def __dir__() -> list[str]:
 
 
 # training-time metrics (issue 4): names are added below this line
+_LAZY["early_stopping"] = "skrank.integrations._lgbm_metric"
+_LAZY["eval_metric"] = "skrank.integrations._lgbm_metric"
+_LAZY["feval"] = "skrank.integrations._lgbm_metric"
+__all__ += ["early_stopping", "eval_metric", "feval"]
+
+if TYPE_CHECKING:
+    from .integrations._lgbm_metric import early_stopping, eval_metric, feval

@@ -37,3 +37,9 @@ def __dir__() -> list[str]:
 
 
 # training-time metrics (issue 4): names are added below this line
+_LAZY["custom_metric"] = "skrank.integrations._xgb_metric"
+_LAZY["metric_callback"] = "skrank.integrations._xgb_metric"
+__all__ += ["custom_metric", "metric_callback"]
+
+if TYPE_CHECKING:
+    from .integrations._xgb_metric import custom_metric, metric_callback
