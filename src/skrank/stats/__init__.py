@@ -1,0 +1,46 @@
+"""Statistics for comparing rankers: the query is the unit.
+
+Compare two systems query by query with :func:`paired_comparison` (mean difference, paired
+bootstrap percentile and BCa intervals, randomisation / t / Wilcoxon tests, Cohen's d_z, wins and
+losses, minimum detectable difference), several systems with :func:`compare_many` or any family of
+comparisons with :func:`comparison_table` (Holm or Benjamini-Hochberg, with a pre-registered
+primary comparison), and plan or read the power of a design with :func:`power` and
+:func:`minimum_detectable_difference`. See ``docs/statistics.rst`` for what is computed and why.
+"""
+
+from __future__ import annotations
+
+from ._bootstrap import bootstrap_ci
+from ._corrections import comparison_table, multiple_comparisons
+from ._paired import compare_many, paired_comparison
+from ._permutation import randomization_test
+from ._power import minimum_detectable_difference, power
+from ._results import (
+    ComparisonRow,
+    ComparisonTable,
+    DetectableDifference,
+    Interval,
+    MultipleComparisons,
+    PairedComparison,
+    QueryDifference,
+    SignificanceTest,
+)
+
+__all__ = [
+    "ComparisonRow",
+    "ComparisonTable",
+    "DetectableDifference",
+    "Interval",
+    "MultipleComparisons",
+    "PairedComparison",
+    "QueryDifference",
+    "SignificanceTest",
+    "bootstrap_ci",
+    "compare_many",
+    "comparison_table",
+    "minimum_detectable_difference",
+    "multiple_comparisons",
+    "paired_comparison",
+    "power",
+    "randomization_test",
+]

@@ -1,0 +1,522 @@
+"""Paired comparison of two systems over the same queries, and of several against a baseline."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .._validation import check_choice, check_int, param_error
+from ..exceptions import InputError
+from ._bootstrap import bca_interval, bootstrap_means, percentile_interval
+from ._checks import (
+    as_vector,
+    check_alternative,
+    check_nonneg_real,
+    check_open_unit,
+    check_seed,
+    preview,
+    resolve_seed,
+)
+from ._corrections import CORRECTIONS, TESTS, comparison_table
+from ._permutation import sign_flip
+from ._power import minimum_detectable_difference
+from ._results import (
+    ComparisonTable,
+    DetectableDifference,
+    Interval,
+    PairedComparison,
+    QueryDifference,
+    SignificanceTest,
+)
+
+__all__ = ["compare_many", "paired_comparison"]
+
+NAN_POLICIES = ("raise", "omit")
+
+
+# --------------------------------------------------------------------------- alignment
+
+
+def _kind(q: np.ndarray) -> str:
+    if q.dtype.kind in "iufb":
+        return "numbers"
+    if q.dtype.kind in "US":
+        return "strings"
+    return "objects"
+
+
+def _as_qids(q: Any, name: str, length: int, what: str, caller: str) -> np.ndarray:
+    arr = np.asarray(q)
+    if arr.ndim != 1:
+        raise InputError(f"{caller}: {name} must be 1-D (one id per query); got shape {arr.shape}.")
+    if arr.size != length:
+        raise InputError(
+            f"{caller}: {name} has {arr.size} ids but {what} has {length} values; "
+            "give one id per value."
+        )
+    try:
+        uniq, counts = np.unique(arr, return_counts=True)
+    except TypeError:
+        raise InputError(
+            f"{caller}: the ids in {name} cannot be compared with each other."
+        ) from None
+    if (counts > 1).any():
+        dup = uniq[counts > 1]
+        raise InputError(
+            f"{caller}: {name} repeats {dup.size} query id(s) ({preview(dup)}); each query must "
+            "appear once (aggregate per query before comparing)."
+        )
+    return arr
+
+
+def _align(
+    a: np.ndarray, b: np.ndarray, qids_a: Any, qids_b: Any, caller: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``a``, ``b`` and the query ids, aligned on ``qids_a``'s order."""
+    if qids_a is None and qids_b is None:
+        if a.size != b.size:
+            raise InputError(
+                f"{caller}: a and b must hold one value per query in the same order; got "
+                f"{a.size} and {b.size} values. Pass qids_a and qids_b to align them by query id."
+            )
+        return a, b, np.arange(a.size)
+    if qids_a is None or qids_b is None:
+        # One list of ids labels both vectors, which must then be in the same order.
+        name = "qids_a" if qids_b is None else "qids_b"
+        if a.size != b.size:
+            raise InputError(
+                f"{caller}: with only {name}, a and b must have the same length; got {a.size} "
+                f"and {b.size}. Pass both qids_a and qids_b to align them by query id."
+            )
+        q = _as_qids(qids_a if qids_b is None else qids_b, name, a.size, "a", caller)
+        return a, b, q
+    qa = _as_qids(qids_a, "qids_a", a.size, "a", caller)
+    qb = _as_qids(qids_b, "qids_b", b.size, "b", caller)
+    ka, kb = _kind(qa), _kind(qb)
+    if "objects" not in (ka, kb) and ka != kb:
+        raise InputError(
+            f"{caller}: qids_a holds {ka} but qids_b holds {kb}; query ids must be of the same "
+            "type to be matched."
+        )
+    only_a = qa[~np.isin(qa, qb)]
+    only_b = qb[~np.isin(qb, qa)]
+    if only_a.size or only_b.size:
+        parts = []
+        if only_a.size:
+            parts.append(f"{only_a.size} query id(s) only in qids_a: {preview(only_a)}")
+        if only_b.size:
+            parts.append(f"{only_b.size} query id(s) only in qids_b: {preview(only_b)}")
+        raise InputError(
+            f"{caller}: the two systems cover different queries ({'; '.join(parts)}). Paired "
+            "tests need the same queries in both; restrict both to the common queries first."
+        )
+    sorter = np.argsort(qb, kind="stable")
+    idx = sorter[np.searchsorted(qb, qa, sorter=sorter)]
+    return a, b[idx], qa
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+def _t_test(d: np.ndarray, sd: float, alternative: str) -> tuple[SignificanceTest, str | None]:
+    n = d.size
+    mean = float(d.mean())
+    if sd == 0.0:
+        if mean == 0.0:
+            return SignificanceTest("t", 0.0, 1.0, alternative, df=n - 1), None
+        t = math.copysign(math.inf, mean)
+        if alternative == "two-sided" or (alternative == "greater") == (mean > 0):
+            p = 0.0
+        else:
+            p = 1.0
+        note = ("every query has the same non-zero difference: the t statistic is infinite "
+                "and the t-test and effect size are degenerate")
+        return SignificanceTest("t", t, p, alternative, df=n - 1), note
+    res = stats.ttest_1samp(d, 0.0, alternative=alternative)
+    return SignificanceTest("t", float(res.statistic), float(res.pvalue), alternative,
+                            df=n - 1), None
+
+
+def _wilcoxon(d: np.ndarray, alternative: str) -> SignificanceTest:
+    n_zero = int(np.count_nonzero(d == 0))
+    if n_zero == d.size:
+        return SignificanceTest("wilcoxon", 0.0, 1.0, alternative, n_zero=n_zero)
+    res = stats.wilcoxon(d, alternative=alternative)
+    return SignificanceTest("wilcoxon", float(res.statistic), float(res.pvalue), alternative,
+                            n_zero=n_zero)
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def paired_comparison(
+    a: Any,
+    b: Any,
+    *,
+    qids_a: Any = None,
+    qids_b: Any = None,
+    metric: str | None = None,
+    name_a: str = "system",
+    name_b: str = "baseline",
+    n_resamples: int = 10_000,
+    n_permutations: int = 10_000,
+    confidence: float = 0.95,
+    alternative: str = "two-sided",
+    nan_policy: str = "raise",
+    tie_tol: float = 1e-12,
+    top_losses: int = 5,
+    power: float = 0.8,
+    seed: int | np.random.Generator | None = None,
+) -> PairedComparison:
+    """Compare two systems query by query: difference, intervals, tests, effect size, power.
+
+    The unit is the query: ``a[i]`` and ``b[i]`` are the metric values of the system and the
+    baseline on the same query, and every statistic is computed from the paired differences
+    ``d = a - b`` (positive when the system is better on a higher-is-better metric).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n_queries,)
+        Per-query metric values of the system (``a``) and the baseline (``b``), for example
+        ``skrank.evaluate(...)["ndcg@10"].per_query``. NaN marks a query excluded by a convention
+        (see ``nan_policy``).
+    qids_a, qids_b : array-like or None, default=None
+        Query ids of ``a`` and ``b``. With both, values are matched by id (the order may differ)
+        and the two sets of ids must be equal: otherwise an :class:`~skrank.InputError` names the
+        queries found in only one system. With one of them, it labels both vectors, which must be
+        in the same order. With neither, queries are labelled by position.
+    metric : str or None, default=None
+        Label of the metric, for display.
+    name_a, name_b : str, default="system", "baseline"
+        Labels of the two systems, for display.
+    n_resamples : int, default=10_000
+        Bootstrap resamples of the queries for the percentile and BCa intervals.
+    n_permutations : int, default=10_000
+        Random sign patterns of the randomisation test (all patterns, exactly, when there are
+        no more than this many).
+    confidence : float, default=0.95
+        Confidence level of the intervals, in (0, 1). ``1 - confidence`` is also the level
+        ``alpha`` of the minimum detectable difference.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        Alternative hypothesis of the three tests and of the minimum detectable difference:
+        ``"greater"`` means the system is better (``mean(a - b) > 0``). Intervals are always
+        two-sided.
+    nan_policy : {"raise", "omit"}, default="raise"
+        What to do with queries where ``a`` or ``b`` is NaN: ``"raise"`` an
+        :class:`~skrank.InputError`, or ``"omit"`` the pair from every statistic (their number
+        and ids are reported as ``n_omitted`` and ``omitted_qids``).
+    tie_tol : float, default=1e-12
+        Differences with ``|a - b| <= tie_tol`` are set to exactly 0 before anything is
+        computed: they count as ties, are dropped by the Wilcoxon test and do not move the
+        t-test. Likewise, differences that all agree within ``tie_tol`` are treated as
+        constant (standard deviation 0). This keeps rounding noise (the same ranking scored
+        through two code paths) from posing as wins, losses or a spread. Use ``0.0`` for exact
+        equality.
+    top_losses : int, default=5
+        How many of the queries where the system loses most to report.
+    power : float, default=0.8
+        Target power of the minimum detectable difference, in (``1 - confidence``, 1).
+    seed : int, numpy.random.Generator or None, default=None
+        Seed of the bootstrap and of the sign patterns. The same seed gives the same result.
+        With ``None`` a seed is drawn and reported in ``seed`` so the run can be repeated.
+
+    Returns
+    -------
+    PairedComparison
+        Means, mean difference with percentile / BCa / t intervals, the randomisation, t and
+        Wilcoxon tests, Cohen's d_z, wins / ties / losses, the largest losses, the minimum
+        detectable difference and the aligned per-query data. ``print`` it for a report, call
+        ``to_dict()`` for JSON.
+
+    Raises
+    ------
+    InputError
+        Unequal lengths, query ids that differ between the systems, repeated ids, NaN values
+        with ``nan_policy="raise"``, infinite values, or fewer than 2 queries.
+    InvalidParameterError
+        A parameter outside its allowed values.
+
+    See Also
+    --------
+    compare_many : Several systems against one baseline, with a correction.
+    minimum_detectable_difference : The power computation on its own.
+
+    Notes
+    -----
+    - Bootstrap: ``n_resamples`` resamples of the queries with replacement; the percentile
+      interval is the pair of quantiles of the resampled mean differences, BCa corrects it for
+      bias and skewness (:func:`bootstrap_ci`).
+    - Randomisation test: each difference keeps or flips its sign at random;
+      ``p = (b + 1) / (B + 1)`` where ``b`` of the ``B`` patterns give a mean difference at least
+      as extreme as the observed one (:func:`randomization_test`). It is never 0.
+    - t-test: :func:`scipy.stats.ttest_1samp` on the differences (the same as
+      :func:`scipy.stats.ttest_rel` on ``a`` and ``b``).
+    - Wilcoxon signed-rank: :func:`scipy.stats.wilcoxon` on the differences (zero differences
+      dropped, exact distribution for small samples without ties).
+    - Effect size: Cohen's d_z, the mean difference divided by the standard deviation of the
+      differences (``ddof=1``).
+    - When every difference is 0, all three tests report p = 1 and the intervals are [0, 0].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skrank.stats import paired_comparison
+    >>> rng = np.random.default_rng(0)
+    >>> baseline = rng.uniform(0.3, 0.9, size=40)
+    >>> system = np.clip(baseline + rng.normal(0.02, 0.1, size=40), 0, 1)
+    >>> res = paired_comparison(system, baseline, metric="ndcg@10", seed=0)
+    >>> res.n, res.wins + res.ties + res.losses
+    (40, 40)
+    >>> bool(res.ci_bca.low < res.mean_difference < res.ci_bca.high)
+    True
+    >>> res.to_dict()["tests"]["randomization"]["n_resamples"]
+    10000
+    """
+    caller = "paired_comparison"
+    n_resamples = check_int("n_resamples", n_resamples, min_value=1, caller=caller)
+    n_permutations = check_int("n_permutations", n_permutations, min_value=1, caller=caller)
+    confidence = check_open_unit("confidence", confidence, caller)
+    alternative = check_alternative(alternative, caller)
+    nan_policy = check_choice("nan_policy", nan_policy, NAN_POLICIES, caller)
+    tie_tol = check_nonneg_real("tie_tol", tie_tol, caller)
+    top_losses = check_int("top_losses", top_losses, min_value=0, caller=caller)
+    power = check_open_unit("power", power, caller)
+    if power <= 1.0 - confidence:
+        raise param_error("power", f"a float in the open interval (1 - confidence, 1) = "
+                          f"({1.0 - confidence:g}, 1)", power, caller)
+    check_seed(seed, caller)
+    for label, value in (("metric", metric), ("name_a", name_a), ("name_b", name_b)):
+        if not (isinstance(value, str) or (label == "metric" and value is None)):
+            raise param_error(label, "a str" + (" or None" if label == "metric" else ""),
+                              value, caller)
+
+    av = as_vector(a, "a", caller)
+    bv = as_vector(b, "b", caller)
+    av, bv, qids = _align(av, bv, qids_a, qids_b, caller)
+
+    nan = np.isnan(av) | np.isnan(bv)
+    omitted: tuple = ()
+    if nan.any():
+        if nan_policy == "raise":
+            na, nb = int(np.isnan(av).sum()), int(np.isnan(bv).sum())
+            raise InputError(
+                f"{caller}: NaN values in a ({na}) or b ({nb}), for {int(nan.sum())} queries "
+                f"({preview(qids[nan])}). NaN marks a query excluded by a convention; pass "
+                "nan_policy='omit' to leave those queries out of the comparison."
+            )
+        omitted = tuple(q.item() if isinstance(q, np.generic) else q for q in qids[nan])
+        keep = ~nan
+        av, bv, qids = av[keep], bv[keep], qids[keep]
+    n = int(av.size)
+    if n < 2:
+        raise InputError(
+            f"{caller}: a paired comparison needs at least 2 queries; got {n}"
+            + (f" after omitting {len(omitted)} with NaN." if omitted else ".")
+        )
+
+    d = av - bv
+    d[np.abs(d) <= tie_tol] = 0.0
+    mean = float(d.mean())
+    # Differences equal up to tie_tol are constant: rounding noise must not make up a spread
+    # (and an enormous t statistic).
+    sd = 0.0 if float(np.ptp(d)) <= tie_tol else float(d.std(ddof=1))
+    notes: list[str] = []
+
+    reported_seed, ss = resolve_seed(seed)
+    boot_ss, perm_ss = ss.spawn(2)
+
+    # Intervals.
+    if sd == 0.0:
+        pct = bca = (mean, mean)
+        tci = (mean, mean)
+        notes.append("every query has the same difference: the intervals are a single point")
+    else:
+        boot = bootstrap_means(d, n_resamples, np.random.default_rng(boot_ss))
+        pct = percentile_interval(boot, confidence)
+        bca = bca_interval(d, boot, confidence)
+        if math.isnan(bca[0]):
+            notes.append("every bootstrap mean fell on one side of the observed mean: the BCa "
+                         "interval is undefined (use the percentile interval)")
+        half = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * sd / math.sqrt(n)
+        tci = (mean - half, mean + half)
+
+    # Tests.
+    p_rand, used, exact = sign_flip(d, n_permutations, alternative,
+                                    np.random.default_rng(perm_ss))
+    n_zero = int(np.count_nonzero(d == 0))
+    randomization = SignificanceTest("randomization", mean, p_rand, alternative,
+                                     n_resamples=used, exact=exact, n_zero=n_zero)
+    t_test, t_note = _t_test(d, sd, alternative)
+    if t_note:
+        notes.append(t_note)
+    wilcoxon = _wilcoxon(d, alternative)
+    if n_zero == n:
+        notes.append("every difference is zero: no test can reject, all p-values are 1")
+
+    effect = mean / sd if sd > 0 else float("nan")
+
+    losers = np.flatnonzero(d < 0)
+    worst = losers[np.argsort(d[losers], kind="stable")][:top_losses]
+    largest = tuple(QueryDifference(qids[i], float(av[i]), float(bv[i]), float(d[i]))
+                    for i in worst)
+
+    alpha = 1.0 - confidence
+    mdd_value = (0.0 if sd == 0.0 else
+                 minimum_detectable_difference(n, sd, alpha=alpha, power=power,
+                                               alternative=alternative, method="t"))
+    mdd = DetectableDifference(mdd_value, n, sd, alpha, power, alternative, "t")
+
+    return PairedComparison(
+        metric=metric,
+        name_a=name_a,
+        name_b=name_b,
+        n=n,
+        n_omitted=len(omitted),
+        omitted_qids=omitted,
+        mean_a=float(av.mean()),
+        mean_b=float(bv.mean()),
+        mean_difference=mean,
+        sd_difference=sd,
+        confidence=confidence,
+        alternative=alternative,
+        ci_percentile=Interval(pct[0], pct[1], confidence, "percentile", n_resamples),
+        ci_bca=Interval(bca[0], bca[1], confidence, "bca", n_resamples),
+        ci_t=Interval(tci[0], tci[1], confidence, "t", None),
+        randomization=randomization,
+        t_test=t_test,
+        wilcoxon=wilcoxon,
+        effect_size=effect,
+        effect_size_name="cohen_dz",
+        wins=int(np.count_nonzero(d > 0)),
+        ties=n_zero,
+        losses=int(losers.size),
+        tie_tol=tie_tol,
+        largest_losses=largest,
+        mdd=mdd,
+        seed=reported_seed,
+        qids=qids,
+        a=av,
+        b=bv,
+        differences=d,
+        notes=tuple(notes),
+    )
+
+
+def compare_many(
+    systems: Mapping[str, Any],
+    baseline: str,
+    *,
+    qids: Any = None,
+    metric: str | None = None,
+    primary: str | None = None,
+    correction: str = "holm",
+    test: str = "randomization",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    n_permutations: int = 10_000,
+    confidence: float = 0.95,
+    alternative: str = "two-sided",
+    nan_policy: str = "raise",
+    tie_tol: float = 1e-12,
+    top_losses: int = 5,
+    power: float = 0.8,
+    seed: int | np.random.Generator | None = None,
+) -> ComparisonTable:
+    """Compare several systems with one baseline, correcting for multiple comparisons.
+
+    Parameters
+    ----------
+    systems : mapping of str to array-like
+        Per-query metric values of every system, the baseline included.
+    baseline : str
+        The key of ``systems`` that every other system is compared with.
+    qids : array-like, mapping of str to array-like, or None, default=None
+        Query ids: one array shared by every system (same order), or one per system (keys as in
+        ``systems``; values are then matched by id), or ``None`` (same order, labelled by
+        position).
+    metric : str or None, default=None
+        Label of the metric, for display.
+    primary : str or None, default=None
+        The pre-registered primary comparison (a system name). It is reported with its raw
+        p-value and tested at ``alpha`` alone; the ``correction`` applies to the other
+        (secondary) comparisons as a family. With ``None`` all comparisons form one family.
+    correction : {"holm", "bh", "bonferroni", "none"}, default="holm"
+        See :func:`multiple_comparisons`.
+    test : {"randomization", "t", "wilcoxon"}, default="randomization"
+        The test whose p-values are corrected.
+    alpha : float, default=0.05
+        Level at which each row's ``reject`` is decided.
+    n_resamples, n_permutations, confidence, alternative, nan_policy, tie_tol, top_losses, power
+        As in :func:`paired_comparison`.
+    seed : int, numpy.random.Generator or None, default=None
+        One seed used for every comparison (so each row is reproduced by
+        :func:`paired_comparison` with the same seed, and all rows share their resamples).
+
+    Returns
+    -------
+    ComparisonTable
+        One row per non-baseline system, in the order of ``systems``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skrank.stats import compare_many
+    >>> rng = np.random.default_rng(1)
+    >>> bm25 = rng.uniform(0.2, 0.8, size=60)
+    >>> runs = {"bm25": bm25, "lgbm": bm25 + rng.normal(0.05, 0.1, 60),
+    ...         "xgb": bm25 + rng.normal(0.0, 0.1, 60)}
+    >>> table = compare_many(runs, baseline="bm25", primary="lgbm", seed=0,
+    ...                      n_resamples=2000, n_permutations=2000)
+    >>> [(row.name, row.role) for row in table]
+    [('lgbm', 'primary'), ('xgb', 'secondary')]
+    >>> table["lgbm"].pvalue == table["lgbm"].pvalue_adjusted
+    True
+    """
+    caller = "compare_many"
+    correction = check_choice("correction", correction, CORRECTIONS, caller)
+    test = check_choice("test", test, TESTS, caller)
+    alpha = check_open_unit("alpha", alpha, caller)
+    check_seed(seed, caller)
+    if not isinstance(systems, Mapping) or not systems:
+        raise param_error("systems", "a non-empty mapping of names to per-query values",
+                          type(systems).__name__, caller)
+    names = [str(k) for k in systems]
+    if baseline not in systems:
+        raise param_error("baseline", "one of " + ", ".join(repr(k) for k in names), baseline,
+                          caller)
+    others = [k for k in systems if k != baseline]
+    if not others:
+        raise InputError(f"{caller}: systems holds only the baseline {baseline!r}; nothing to "
+                         "compare.")
+    if primary is not None and primary not in others:
+        raise param_error("primary", "None or one of " + ", ".join(repr(k) for k in others),
+                          primary, caller)
+    if isinstance(qids, Mapping):
+        missing = [k for k in systems if k not in qids]
+        if missing:
+            raise InputError(f"{caller}: qids has no ids for {preview(missing)}; give one "
+                             "array per system (the baseline included).")
+    if isinstance(seed, np.random.Generator):
+        seed = int(seed.integers(0, 2**63))
+    elif seed is None:
+        seed, _ = resolve_seed(None)
+
+    comparisons = {}
+    for name in others:
+        if isinstance(qids, Mapping):
+            qa, qb = qids[name], qids[baseline]
+        else:
+            qa, qb = qids, None
+        comparisons[str(name)] = paired_comparison(
+            systems[name], systems[baseline], qids_a=qa, qids_b=qb, metric=metric,
+            name_a=str(name), name_b=str(baseline), n_resamples=n_resamples,
+            n_permutations=n_permutations, confidence=confidence, alternative=alternative,
+            nan_policy=nan_policy, tie_tol=tie_tol, top_losses=top_losses, power=power,
+            seed=seed,
+        )
+    return comparison_table(comparisons, primary=None if primary is None else str(primary),
+                            correction=correction, test=test, alpha=alpha)
