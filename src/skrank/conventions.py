@@ -16,6 +16,7 @@ from ._validation import check_choice, check_int, check_real, param_error
 
 __all__ = [
     "AP_DENOMINATORS",
+    "ARITHMETICS",
     "EMPTY_RULES",
     "GAINS",
     "IDCG_SOURCES",
@@ -41,6 +42,8 @@ P_DIVISORS = ("k", "min_k_n")
 IDCG_SOURCES = ("ranked", "pool")
 #: The precision at which scores are compared before ranking.
 SCORE_PRECISIONS = ("float64", "float32")
+#: Order of floating-point operations in NDCG (to reproduce a library to the last bit).
+ARITHMETICS = ("lightgbm", "xgboost")
 #: Names accepted by ``preset=``.
 PRESETS = ("lightgbm", "xgboost", "trec_eval", "sklearn")
 
@@ -122,7 +125,11 @@ class Conventions:
         takes the largest label in ``y_true``.
     empty_weighted : bool, default=True
         Whether the value given to an empty query by ``empty="one"`` is multiplied by the
-        query weight in the weighted mean. LightGBM adds an unweighted 1.0 (``False``).
+        query weight in the weighted mean. LightGBM's NDCG adds an unweighted 1.0 (``False``).
+    arithmetic : {"lightgbm", "xgboost"}, default="lightgbm"
+        Order of the floating-point operations of NDCG: ``DCG * (1 / IDCG)`` (LightGBM) or
+        ``sum(gain * discount * (1 / IDCG))`` (XGBoost). Values differ by a few units in the
+        last place at most; this exists only to reproduce each library bit for bit.
 
     Examples
     --------
@@ -145,6 +152,7 @@ class Conventions:
     default_k: int | None = None
     max_label: int | None = None
     empty_weighted: bool = True
+    arithmetic: str = "lightgbm"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "gain", _check_gain(self.gain))
@@ -157,6 +165,7 @@ class Conventions:
         check_choice("score_precision", self.score_precision, SCORE_PRECISIONS)
         check_int("default_k", self.default_k, min_value=1, allow_none=True)
         check_int("max_label", self.max_label, min_value=0, allow_none=True)
+        check_choice("arithmetic", self.arithmetic, ARITHMETICS)
         if not isinstance(self.empty_weighted, bool):
             raise param_error("empty_weighted", "a bool", self.empty_weighted)
 
@@ -240,6 +249,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         idcg="ranked",
         score_precision="float32",
         default_k=32,
+        arithmetic="xgboost",
     ),
     # trec_eval 9/10: score descending, ties by docno descending, gains are the labels,
     # ideal DCG and R from the qrels, topics without relevant documents count 0.
@@ -273,6 +283,8 @@ _PRESET_METRIC_OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
     # LightGBM's map@k multiplies the 1.0 of a query without relevant rows by its weight,
     # its ndcg@k does not (measured with LightGBM 4.7.0, tests/reference/test_lightgbm_preset.py).
     "lightgbm": {"ap": {"empty_weighted": True}},
+    # XGBoost's pre@k has no special case for queries without relevant rows: they score 0.
+    "xgboost": {"p": {"empty": "zero"}},
 }
 
 

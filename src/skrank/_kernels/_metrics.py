@@ -113,6 +113,7 @@ def _query(
     ibuf,
     lbuf,
     prodbuf,
+    terms_times_inverse,
 ):
     """Evaluate every metric of one query; results go to ``out_*[j]`` for metric j."""
     n_all = qrows.shape[0]
@@ -198,7 +199,7 @@ def _query(
         else:
             out_val[j] = _exact(
                 kind, kk, k, top, labels, gain_mode, gain_table, rel_min, err_scale,
-                ap_den, p_min_kn, n, n_rel_src, disc, ibuf, n_ideal,
+                ap_den, p_min_kn, n, n_rel_src, disc, ibuf, n_ideal, terms_times_inverse,
             )
         # did a tie with mixed labels fall inside the top kk?
         affected = False
@@ -227,19 +228,27 @@ def _query(
 
 @njit(cache=True)
 def _exact(kind, kk, k, top, labels, gain_mode, gain_table, rel_min, err_scale, ap_den,
-           p_min_kn, n, n_rel_src, disc, ideal, n_ideal):
+           p_min_kn, n, n_rel_src, disc, ideal, n_ideal, terms_times_inverse):
     if kind == DCG or kind == NDCG:
+        inv = 0.0
+        if kind == NDCG:
+            idcg = 0.0
+            for i in range(min(k if k > 0 else n_ideal, n_ideal)):
+                idcg += ideal[i] * disc[i]
+            if idcg <= 0.0:
+                return 0.0
+            inv = 1.0 / idcg
+            if terms_times_inverse:  # XGBoost: sum of gain * discount * (1 / IDCG)
+                total = 0.0
+                for i in range(kk):
+                    total += gain_of(labels[top[i]], gain_mode, gain_table) * disc[i] * inv
+                return total
         dcg = 0.0
         for i in range(kk):
             dcg += gain_of(labels[top[i]], gain_mode, gain_table) * disc[i]
         if kind == DCG:
             return dcg
-        idcg = 0.0
-        for i in range(min(k if k > 0 else n_ideal, n_ideal)):
-            idcg += ideal[i] * disc[i]
-        if idcg <= 0.0:
-            return 0.0
-        return dcg * (1.0 / idcg)
+        return dcg * inv  # LightGBM: DCG * (1 / IDCG)
     if kind == ERR:
         err = 0.0
         p_reach = 1.0
@@ -503,6 +512,7 @@ def evaluate_grouped(
     kinds,
     ks,
     max_query,
+    terms_times_inverse,
 ):
     """Evaluate ``kinds``/``ks`` on every query; returns values, empty flags, tie flags.
 
@@ -529,6 +539,6 @@ def evaluate_grouped(
             rows[offsets[q]:offsets[q + 1]], labels, scores, tiekey, retrieved,
             has_retrieved, pool, tie_mode, gain_mode, gain_table, rel_min, err_scale,
             ap_den, p_min_kn, kinds, ks, disc, values[q], empty[q], ties[q], ranked, top,
-            gbuf, ibuf, lbuf, prodbuf,
+            gbuf, ibuf, lbuf, prodbuf, terms_times_inverse,
         )
     return values, empty, ties

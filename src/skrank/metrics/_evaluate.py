@@ -210,6 +210,7 @@ def evaluate(
     default_k: int | None = None,
     max_label: int | None = None,
     empty_weighted: bool | None = None,
+    arithmetic: str | None = None,
     _caller: str = "evaluate",
 ) -> EvaluationResult:
     """Compute several ranking metrics in one pass over flat arrays.
@@ -244,7 +245,7 @@ def evaluate(
     tie_bounds : bool, default=False
         Also compute the pessimistic and optimistic means (``MetricResult.tie_interval``).
     gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, score_precision, default_k, \
-max_label, empty_weighted
+max_label, empty_weighted, arithmetic
         Conventions; see :class:`skrank.Conventions`. Defaults: ``gain="exp"``,
         ``ties="pessimistic"``, ``empty="exclude"``, ``rel_min=1``.
 
@@ -272,7 +273,7 @@ max_label, empty_weighted
     overrides = dict(
         gain=gain, ties=ties, empty=empty, rel_min=rel_min, ap_denominator=ap_denominator,
         p_divisor=p_divisor, idcg=idcg, score_precision=score_precision, default_k=default_k,
-        max_label=max_label, empty_weighted=empty_weighted,
+        max_label=max_label, empty_weighted=empty_weighted, arithmetic=arithmetic,
     )
     conv = resolve_conventions(preset, conventions, **overrides)
     explicit = frozenset(k for k, v in overrides.items() if v is not None)
@@ -374,7 +375,7 @@ def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max
         grouping.rows, grouping.offsets, y_true, y_score, tiekey, mask,
         conv.idcg == "pool", _TIE[tie_rule], gain_mode, table, float(conv.rel_min),
         float(2.0 ** -max_lab), _AP_DEN[conv.ap_denominator], conv.p_divisor == "min_k_n",
-        kinds, ks, max(grouping.max_size, 1),
+        kinds, ks, max(grouping.max_size, 1), conv.arithmetic == "xgboost",
     )
 
 

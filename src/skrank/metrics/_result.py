@@ -31,6 +31,8 @@ def _shown_conventions(metric: Metric, conv: Conventions) -> list[str]:
         names.append("score_precision")
     if metric.k is None and conv.default_k is not None:
         names.append("default_k")
+    if metric.name == "ndcg" and conv.arithmetic != "lightgbm":
+        names.append("arithmetic")
     if metric.name == "err" and conv.max_label is not None:
         names.append("max_label")
     return names

@@ -1,0 +1,84 @@
+"""preset="xgboost" equals XGBoost's own ranking metrics to the 17 digits it prints.
+
+XGBoost evaluates a booster trained for zero rounds on the DMatrix's base_margin, so it scores
+exactly the array we give it (as float32, the precision it ranks in).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import skrank
+
+xgb = pytest.importorskip("xgboost", reason="the test extra installs xgboost")
+
+
+def xgboost_printed(y, s, qid, metrics, objective="rank:ndcg", exp_gain=True):
+    d = xgb.DMatrix(np.zeros((len(y), 1)), label=y, qid=qid, base_margin=s)
+    params = {"objective": objective, "eval_metric": metrics, "nthread": 1,
+              "ndcg_exp_gain": exp_gain}
+    booster = xgb.train(params, d, num_boost_round=0)
+    fields = booster.eval(d, "v").split("\t")[1:]
+    return {f[2:].split(":")[0]: float(f.split(":")[1]) for f in fields}
+
+
+def skrank_printed(y, s, qid, metrics, **conventions):
+    out = {}
+    for name in metrics:
+        base = name.rstrip("-")
+        skrank_name = base.replace("map", "ap").replace("pre", "p")
+        empty = "zero" if name.endswith("-") else None
+        r = skrank.evaluate(y, s, qid, metrics=[skrank_name], preset="xgboost", empty=empty,
+                            **conventions)
+        out[name] = float(f"{r[skrank_name].value:.17g}")
+    return out
+
+
+def random_tied(seed, binary=False):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 60, rng.integers(1, 25))
+    n = int(sizes.sum())
+    y = rng.integers(0, 2 if binary else 5, n)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    for q in np.flatnonzero(rng.random(len(sizes)) < 0.2):
+        y[starts[q]:starts[q] + sizes[q]] = 0
+    s = rng.integers(0, 5, n).astype(np.float64) * 0.1
+    # differences below float32 resolution: distinct in float64, tied for XGBoost
+    s += rng.integers(0, 2, n) * 1e-9
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    return y, s, qid
+
+
+GRADED = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@5-", "ndcg@10", "ndcg@10-", "ndcg", "ndcg-"]
+BINARY = ["map@3", "map@5", "map@5-", "map@10", "map", "map-", "pre@1", "pre@5", "pre@10",
+          "pre"]
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_ndcg_exponential_gain(seed):
+    y, s, qid = random_tied(seed)
+    assert skrank_printed(y, s, qid, GRADED) == xgboost_printed(y, s, qid, GRADED)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_ndcg_linear_gain(seed):
+    y, s, qid = random_tied(50 + seed)
+    ours = skrank_printed(y, s, qid, GRADED, gain="linear")
+    assert ours == xgboost_printed(y, s, qid, GRADED, exp_gain=False)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_map_and_precision(seed):
+    y, s, qid = random_tied(100 + seed, binary=True)
+    ours = skrank_printed(y, s, qid, BINARY)
+    assert ours == xgboost_printed(y, s, qid, BINARY, objective="rank:map")
+
+
+def test_float32_ranking_is_what_ties():
+    # two scores equal in float32: input order decides under XGBoost's preset
+    y = np.array([0, 2])
+    s = np.array([1.0, 1.0 + 1e-9])
+    assert skrank.ndcg(y, s, [0, 0], k=1, preset="xgboost").value == 0.0
+    assert skrank.ndcg(y, s, [0, 0], k=1, preset="xgboost",
+                       score_precision="float64").value == 1.0
