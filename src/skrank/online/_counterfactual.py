@@ -645,7 +645,9 @@ def pbm_ips(
     Returns
     -------
     OffPolicyEstimate
-        ``ess`` and ``mean_weight`` are None.
+        ``ess`` and ``mean_weight`` are None. The standard error treats the propensities as
+        known; when they were estimated from the same log the true uncertainty is somewhat
+        larger (resample the log and re-estimate them to include it).
 
     Examples
     --------
