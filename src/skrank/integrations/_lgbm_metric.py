@@ -64,7 +64,13 @@ class _MetricSet:
                 "prefix", "a str without spaces, ':' or ','", prefix, caller
             )
         self.prefix = prefix
+        # validated now; evaluate() gets preset + overrides so that a preset's per-metric
+        # exceptions (e.g. LightGBM's map@k weighting empty queries) still apply
         self.conventions: Conventions = resolve_conventions(preset, conventions, **overrides)
+        self._evaluate_kwargs: dict[str, Any] = dict(
+            preset=preset, conventions=conventions,
+            **{k: v for k, v in overrides.items() if v is not None},
+        )
         if self.conventions.ties == "docid":
             raise param_error(
                 "ties",
@@ -143,9 +149,9 @@ class _MetricSet:
             y_pred,
             group=sizes,
             metrics=self.metrics,
-            conventions=self.conventions,
             sample_weight=sample_weight,
             _caller=self.caller,
+            **self._evaluate_kwargs,
         )
         return [float(res[m].value) for m in self.metrics]
 

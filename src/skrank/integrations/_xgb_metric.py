@@ -370,7 +370,7 @@ def _callback_class() -> type:
                 s.check_labels(ev.y_true, f"eval set {ev.name!r}")
                 res = evaluate(
                     ev.y_true, pred, ev.qid, group=ev.sizes, metrics=s.metrics,
-                    conventions=s.conventions, sample_weight=ev.weights, _caller=s.caller,
+                    sample_weight=ev.weights, _caller=s.caller, **s._evaluate_kwargs,
                 )
                 data_log = evals_log.setdefault(ev.name, {})
                 mine = self.history.setdefault(ev.name, {})
