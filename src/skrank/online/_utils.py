@@ -10,8 +10,6 @@ import numpy as np
 from .._validation import param_error
 from ..exceptions import InputError
 
-RngLike = "None | int | numpy.random.Generator"
-
 
 def input_error(name: str, allowed: str, got: Any, caller: str | None = None) -> InputError:
     """An :class:`InputError` in the message format of :func:`skrank._validation.param_error`."""
