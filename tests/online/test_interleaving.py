@@ -403,8 +403,13 @@ def test_empty_ranking_is_an_error():
 
 def test_clicks_outside_the_shown_list():
     il = team_draft_interleave([1, 2, 3], [3, 2, 1], length=2, rng=0)
-    with pytest.raises(InputError, match=r"one 0/1 entry per shown position \(2\).*outside"):
+    with pytest.raises(InputError, match=r"The 'clicks' parameter of Interleaving.credit must "
+                       r"be one 0/1 entry per shown position \(2\). Got 3 entries \(clicks "
+                       r"outside the shown list\?\) instead."):
         il.credit([0, 1, 1])
+    with pytest.raises(InputError, match=r"'clicks' parameter of "
+                       r"Interleaving.outcome_probabilities"):
+        il.outcome_probabilities([0, 1, 1])
     with pytest.raises(InputError, match=r"'clicked_docs'.*Got 9, which was not shown"):
         il.credit(clicked_docs=[9])
     with pytest.raises(InputError, match=r"0/1 or bool"):

@@ -242,7 +242,14 @@ class Interleaving:
         (p_a, p_tie, p_b) : tuple of float
             NaN for each when no click is credited (an impression without clicks).
         """
-        caller = "Interleaving.outcome_probabilities"
+        return self._outcome(
+            clicks, clicked_docs, click_weights, common_prefix,
+            "Interleaving.outcome_probabilities",
+        )
+
+    def _outcome(
+        self, clicks: Any, clicked_docs: Any, click_weights: Any, common_prefix: str, caller: str
+    ) -> tuple[float, float, float]:
         mask, w = self._click_mask(clicks, clicked_docs, click_weights, common_prefix, caller)
         if not mask.any():
             return (math.nan, math.nan, math.nan)
@@ -278,9 +285,8 @@ class Interleaving:
         >>> il.credit(clicked_docs=[3])      # one click on B's document
         -1.0
         """
-        p_a, _, p_b = self.outcome_probabilities(
-            clicks, clicked_docs=clicked_docs, click_weights=click_weights,
-            common_prefix=common_prefix,
+        p_a, _, p_b = self._outcome(
+            clicks, clicked_docs, click_weights, common_prefix, "Interleaving.credit"
         )
         return p_a - p_b
 
