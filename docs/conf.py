@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 import sys
 from pathlib import Path
 from typing import ClassVar
@@ -143,22 +144,40 @@ class SkrankModuleDirective(SphinxDirective):
             if chosen:
                 groups.append((title.strip(), chosen))
 
+        # A function or class re-exported by several modules is documented once, under the
+        # first module on the page; later modules link to it.
+        documented = self.env.temp_data.setdefault("skrank_api_documented", {})
         title = self.options.get("title", modname)
         heading = f"``{modname}``: {title}" if title != modname else f"``{modname}``"
         lines = [heading, "-" * (len(heading) + 4), ""]
         lines += [f".. automodule:: {modname}", "   :no-members:", ""]
+        elsewhere: list[tuple[str, str]] = []
         for group_title, names in groups:
+            own = []
+            for n in names:
+                obj = getattr(module, n)
+                if _kind(obj) != "data" and id(obj) in documented:
+                    elsewhere.append((n, documented[id(obj)]))
+                else:
+                    own.append(n)
+                    if _kind(obj) != "data":
+                        documented[id(obj)] = f"{modname}.{n}"
+            if not own:
+                continue
             if group_title:
                 lines += [group_title, "~" * (len(group_title) + 4), ""]
             lines += [".. autosummary::", "   :nosignatures:", ""]
-            lines += [f"   {n}" for n in names]
+            lines += [f"   {n}" for n in own]
             lines.append("")
-            for n in names:
+            for n in own:
                 kind = _kind(getattr(module, n))
                 lines.append(f".. auto{kind}:: {modname}.{n}")
                 if kind in ("class", "exception"):
                     lines.append("   :members:")
                 lines.append("")
+        if elsewhere:
+            links = ", ".join(f":py:obj:`{n} <{full}>`" for n, full in elsewhere)
+            lines += [f"Also in ``{modname}``, documented above: {links}.", ""]
 
         container = nodes.section()
         container.document = self.state.document
@@ -217,9 +236,24 @@ def _strip_private_parameters(app, what, name, obj, options, signature, return_a
     return str(new), return_annotation
 
 
+_GENERATED_MEMBER = re.compile(r"^set_\w+_request$")
+
+
+def _skip_generated_members(app, what, name, obj, skip, options):
+    """Leave out scikit-learn's generated ``set_*_request`` methods (metadata routing).
+
+    scikit-learn adds them to every estimator that takes metadata; their docstrings refer to
+    scikit-learn's own glossary. The user guide explains routing instead.
+    """
+    if what in ("class", "exception") and _GENERATED_MEMBER.match(name):
+        return True
+    return None
+
+
 def setup(app):
     app.add_directive("skrank-module", SkrankModuleDirective)
     app.add_directive("skrank-toctree", SkrankTocTree)
     app.connect("autodoc-process-signature", _strip_private_parameters)
+    app.connect("autodoc-skip-member", _skip_generated_members)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 

@@ -25,7 +25,7 @@ _FENCE = re.compile(r"^\s*```.*$", re.MULTILINE)
 
 
 def _pages() -> list[Path]:
-    pages = sorted(DOCS.glob("*.rst")) + [ROOT / "README.md"]
+    pages = [*sorted(DOCS.glob("*.rst")), ROOT / "README.md"]
     return [p for p in pages if p.is_file() and ">>>" in p.read_text(encoding="utf-8")]
 
 
