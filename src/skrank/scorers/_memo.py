@@ -40,17 +40,21 @@ def _fingerprint(X: Any) -> tuple | None:
     pd = sys.modules.get("pandas")
     if pd is not None and isinstance(X, pd.DataFrame):
         parts: list[Any] = ["df", X.shape, tuple(map(str, X.columns))]
-        for name in X.columns:
-            col = X[name]
-            if isinstance(col, pd.DataFrame):  # duplicated column names
-                return None
-            values = col.to_numpy()
-            if isinstance(values, np.ndarray) and values.dtype.kind not in "OUS":
-                parts.append((values.dtype.str, zlib.crc32(
-                    memoryview(np.ascontiguousarray(values)).cast("B"))))
+        # columns of one plain numeric dtype are checksummed together, others one by one
+        by_dtype: dict[Any, list[int]] = {}
+        for pos, dtype in enumerate(X.dtypes):
+            plain = isinstance(dtype, np.dtype) and dtype.kind in "biufcmM"
+            by_dtype.setdefault(dtype if plain else ("other", pos), []).append(pos)
+        for key, positions in by_dtype.items():
+            block = X.iloc[:, positions]
+            if isinstance(key, np.dtype):
+                values = np.ascontiguousarray(block.to_numpy())
+                parts.append((key.str, tuple(positions),
+                              zlib.crc32(memoryview(values).cast("B"))))
             else:
-                hashed = pd.util.hash_pandas_object(col, index=False).to_numpy()
-                parts.append(("h", str(col.dtype), zlib.crc32(memoryview(hashed).cast("B"))))
+                hashed = pd.util.hash_pandas_object(block.iloc[:, 0], index=False).to_numpy()
+                parts.append(("h", str(block.dtypes.iloc[0]), positions[0],
+                              zlib.crc32(memoryview(hashed).cast("B"))))
         return tuple(parts)
     sp = sys.modules.get("scipy.sparse")
     if sp is not None and sp.issparse(X) and hasattr(X, "indptr"):

@@ -105,13 +105,13 @@ def check_qid(qid: Any, n: int, *, source: str, where: str) -> np.ndarray:
         row = int(np.flatnonzero(missing)[0])
         raise InputError(
             f"{_cap(source)} given to {where} contains missing values ({int(missing.sum())} "
-            f"rows, first at row {row}: {arr[row]!r}). Every row needs the id of its query."
+            f"rows, first at row {row}: {_show(arr[row])}). Every row needs the id of its query."
         )
     if arr.dtype.kind == "f" and (arr != np.floor(arr)).any():
         row = int(np.flatnonzero(arr != np.floor(arr))[0])
         raise InputError(
             f"{_cap(source)} given to {where} must hold integer or string ids. Got "
-            f"{arr[row]!r} at row {row} instead."
+            f"{_show(arr[row])} at row {row} instead."
         )
     if arr.dtype.kind not in "iufbUSO":
         raise InputError(
@@ -119,6 +119,10 @@ def check_qid(qid: Any, n: int, *, source: str, where: str) -> np.ndarray:
             f"{arr.dtype} instead."
         )
     return arr
+
+
+def _show(value: Any) -> str:
+    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def _cap(text: str) -> str:
