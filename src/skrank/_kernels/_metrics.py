@@ -113,6 +113,9 @@ def _query(
     ibuf,
     lbuf,
     prodbuf,
+    hs,
+    hl,
+    ht,
     terms_times_inverse,
 ):
     """Evaluate every metric of one query; results go to ``out_*[j]`` for metric j."""
@@ -127,7 +130,8 @@ def _query(
         r = qrows[j]
         is_ranked = (not has_retrieved) or retrieved[r] != 0
         if is_ranked:
-            ranked[n] = r
+            if has_retrieved:
+                ranked[n] = r
             n += 1
         if is_ranked or pool:
             g = gain_of(labels[r], gain_mode, gain_table)
@@ -147,11 +151,15 @@ def _query(
         if kinds[j] != RR and kk > k_sort:
             k_sort = kk
     n_ideal = top_values(gbuf, n_src, k_ideal, ibuf)
+    if has_retrieved:
+        ranked = ranked[:n]
+    else:
+        ranked = qrows  # every row is ranked: no copy
 
     # ordering of the ranked rows
     k_sort = min(k_sort, n)
     sort_mode = tie_mode if tie_mode != AVERAGE else INPUT  # average: ties by input first
-    n_top = select_top(ranked, n, k_sort, scores, labels, tiekey, sort_mode, top)
+    n_top = select_top(ranked, n, k_sort, scores, labels, tiekey, sort_mode, top, hs, hl, ht)
 
     # the tie group at the end of the selected prefix may continue beyond it
     last_score = scores[top[n_top - 1]] if n_top > 0 else 0.0
@@ -534,11 +542,14 @@ def evaluate_grouped(
     ibuf = np.empty(max_query, dtype=np.float64)
     lbuf = np.empty(2 * max_query + 2, dtype=labels.dtype)
     prodbuf = np.empty(3 * max_query + 3, dtype=np.float64)
+    hs = np.empty(max_query, dtype=scores.dtype)
+    hl = np.empty(max_query, dtype=labels.dtype)
+    ht = np.empty(max_query, dtype=np.int64)
     for q in range(n_q):
         _query(
             rows[offsets[q]:offsets[q + 1]], labels, scores, tiekey, retrieved,
             has_retrieved, pool, tie_mode, gain_mode, gain_table, rel_min, err_scale,
             ap_den, p_min_kn, kinds, ks, disc, values[q], empty[q], ties[q], ranked, top,
-            gbuf, ibuf, lbuf, prodbuf, terms_times_inverse,
+            gbuf, ibuf, lbuf, prodbuf, hs, hl, ht, terms_times_inverse,
         )
     return values, empty, ties

@@ -44,73 +44,120 @@ def before(a, b, scores, labels, tiekey, mode):
 
 
 @njit(cache=True, inline="always")
-def _sift_down(heap, size, pos, scores, labels, tiekey, mode):
-    # heap keeps the *worst* selected row at its root
-    item = heap[pos]
-    while True:
-        child = 2 * pos + 1
-        if child >= size:
-            break
-        right = child + 1
-        if right < size and before(heap[child], heap[right], scores, labels, tiekey, mode):
-            child = right
-        if before(item, heap[child], scores, labels, tiekey, mode):
-            heap[pos] = heap[child]
-            pos = child
-        else:
-            break
-    heap[pos] = item
-
-
-@njit(cache=True, inline="always")
-def _sift_up(heap, pos, scores, labels, tiekey, mode):
-    item = heap[pos]
-    while pos > 0:
-        parent = (pos - 1) // 2
-        if before(heap[parent], item, scores, labels, tiekey, mode):
-            heap[pos] = heap[parent]
-            pos = parent
-        else:
-            break
-    heap[pos] = item
+def _before_key(sa, la, ta, a, sb, lb, tb, b, mode):
+    """``before`` on loaded keys (score, label, tie key, position): no array arguments."""
+    if sa != sb:
+        return sa > sb
+    if mode == PESSIMISTIC:
+        if la != lb:
+            return la < lb
+    elif mode == OPTIMISTIC:
+        if la != lb:
+            return la > lb
+    elif mode == DOCID:
+        if ta != tb:
+            return ta > tb
+    return a < b
 
 
 @njit(cache=True)
-def select_top(rows, n, k, scores, labels, tiekey, mode, out):
-    """Write the best ``k`` of ``rows[:n]`` into ``out[:k]`` in rank order; return k used."""
+def select_top(rows, n, k, scores, labels, tiekey, mode, out, hs, hl, ht):
+    """Write the best ``k`` of ``rows[:n]`` into ``out[:k]`` in rank order; return k used.
+
+    A bounded heap keeps the worst selected row at its root; a row whose score is below the
+    root's is rejected with one comparison. The heap's keys (score, label, tie key) live in
+    the scratch arrays ``hs``, ``hl``, ``ht`` beside the row ids, so comparisons never
+    gather from the input arrays.
+    """
     if k > n:
         k = n
     if k <= 0:
         return 0
+    use_key = mode == DOCID
     size = 0
     for j in range(n):
         r = rows[j]
+        sr = scores[r]
+        if size == k and sr < hs[0]:
+            continue
+        lr = labels[r]
+        tr = tiekey[r] if use_key else 0
         if size < k:
-            out[size] = r
-            _sift_up(out, size, scores, labels, tiekey, mode)
+            # sift up: parents that rank before r move down
+            pos = size
+            while pos > 0:
+                parent = (pos - 1) // 2
+                if _before_key(hs[parent], hl[parent], ht[parent], out[parent],
+                               sr, lr, tr, r, mode):
+                    out[pos] = out[parent]
+                    hs[pos] = hs[parent]
+                    hl[pos] = hl[parent]
+                    ht[pos] = ht[parent]
+                    pos = parent
+                else:
+                    break
             size += 1
         else:
-            root = out[0]
-            # fast rejection on the score alone
-            if scores[r] < scores[root]:
+            if not _before_key(sr, lr, tr, r, hs[0], hl[0], ht[0], out[0], mode):
                 continue
-            if before(r, root, scores, labels, tiekey, mode):
-                out[0] = r
-                _sift_down(out, size, 0, scores, labels, tiekey, mode)
+            # replace the root and sift down towards the worse child
+            pos = 0
+            while True:
+                child = 2 * pos + 1
+                if child >= size:
+                    break
+                right = child + 1
+                if right < size and _before_key(hs[child], hl[child], ht[child], out[child],
+                                                hs[right], hl[right], ht[right], out[right],
+                                                mode):
+                    child = right
+                if _before_key(sr, lr, tr, r, hs[child], hl[child], ht[child], out[child],
+                               mode):
+                    out[pos] = out[child]
+                    hs[pos] = hs[child]
+                    hl[pos] = hl[child]
+                    ht[pos] = ht[child]
+                    pos = child
+                else:
+                    break
+        out[pos] = r
+        hs[pos] = sr
+        hl[pos] = lr
+        ht[pos] = tr
     # heap sort in place: repeatedly move the worst to the end
     end = size - 1
     while end > 0:
-        tmp = out[0]
-        out[0] = out[end]
-        out[end] = tmp
-        _sift_down(out, end, 0, scores, labels, tiekey, mode)
+        r = out[end]
+        sr = hs[end]
+        lr = hl[end]
+        tr = ht[end]
+        out[end] = out[0]
+        hs[end] = hs[0]
+        hl[end] = hl[0]
+        ht[end] = ht[0]
+        pos = 0
+        while True:
+            child = 2 * pos + 1
+            if child >= end:
+                break
+            right = child + 1
+            if right < end and _before_key(hs[child], hl[child], ht[child], out[child],
+                                           hs[right], hl[right], ht[right], out[right], mode):
+                child = right
+            if _before_key(sr, lr, tr, r, hs[child], hl[child], ht[child], out[child], mode):
+                out[pos] = out[child]
+                hs[pos] = hs[child]
+                hl[pos] = hl[child]
+                ht[pos] = ht[child]
+                pos = child
+            else:
+                break
+        out[pos] = r
+        hs[pos] = sr
+        hl[pos] = lr
+        ht[pos] = tr
         end -= 1
     return size
-
-
-@njit(cache=True, inline="always")
-def _before_value(x, y):
-    return x > y
 
 
 @njit(cache=True)
