@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 
 from skrank import InputError, InvalidParameterError
@@ -61,6 +63,31 @@ def test_wilcoxon_drops_zero_differences_like_scipy():
     res = paired_comparison(a, b, seed=0, **FAST)
     ref = stats.wilcoxon(a, b)  # zero_method="wilcox": zeros dropped
     assert res.wilcoxon.n_zero == 6
+    assert res.wilcoxon.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_wilcoxon_small_samples_with_ties_match_scipy_permutation(alternative):
+    # With ties or zeros and at most 13 queries, scipy's method="auto" runs a permutation test
+    # over all 2**n sign patterns; skrank enumerates the signed ranks itself: same p-values.
+    rng = np.random.default_rng(17)
+    for _ in range(5):
+        n = int(rng.integers(3, 8))
+        d = rng.choice([-0.5, -0.25, 0.0, 0.25, 0.5, 1.0], size=n)
+        if not d.any():
+            continue
+        res = paired_comparison(d, np.zeros(n), alternative=alternative, seed=0, **FAST)
+        ref = stats.wilcoxon(d, alternative=alternative)
+        assert res.wilcoxon.exact
+        assert res.wilcoxon.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+        assert res.wilcoxon.statistic == pytest.approx(ref.statistic)
+
+
+def test_wilcoxon_large_samples_with_ties_use_the_normal_approximation():
+    d = np.tile([0.25, -0.25, 0.5, 0.0, 0.5], 6)  # 30 queries with ties and zeros
+    res = paired_comparison(d, np.zeros(30), seed=0, **FAST)
+    ref = stats.wilcoxon(d)
+    assert not res.wilcoxon.exact
     assert res.wilcoxon.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
 
 
@@ -250,6 +277,37 @@ def test_constant_nonzero_difference():
     assert res.randomization.exact and res.randomization.pvalue == pytest.approx(2 / 256)
     assert res.wins == 8
     assert any("infinite" in note for note in res.notes)
+
+
+def test_undefined_bca_is_reported_not_invented():
+    # With a single resample the bootstrap mean lies on one side of the observed mean: the
+    # bias correction is infinite and BCa is undefined; the percentile interval still exists.
+    a, b = _pair(seed=16)
+    res = paired_comparison(a, b, n_resamples=1, n_permutations=100, seed=0)
+    assert math.isnan(res.ci_bca.low) and math.isnan(res.ci_bca.high)
+    assert not math.isnan(res.ci_percentile.low)
+    assert any("BCa interval is undefined" in note for note in res.notes)
+
+
+@given(
+    st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=2, max_size=30),
+    st.integers(0, 1000),
+)
+def test_swapping_the_systems_mirrors_the_comparison(pairs, seed):
+    a = np.array([p[0] for p in pairs])
+    b = np.array([p[1] for p in pairs])
+    ab = paired_comparison(a, b, seed=seed, n_resamples=200, n_permutations=200)
+    ba = paired_comparison(b, a, seed=seed, n_resamples=200, n_permutations=200)
+    assert ba.mean_difference == pytest.approx(-ab.mean_difference, abs=1e-12)
+    assert (ba.wins, ba.ties, ba.losses) == (ab.losses, ab.ties, ab.wins)
+    # Same seed, same sign patterns and resamples: two-sided p-values are identical and the
+    # percentile interval is mirrored.
+    assert ba.randomization.pvalue == ab.randomization.pvalue
+    assert ba.t_test.pvalue == pytest.approx(ab.t_test.pvalue, rel=1e-9, abs=1e-15)
+    assert ba.wilcoxon.pvalue == pytest.approx(ab.wilcoxon.pvalue, rel=1e-9, abs=1e-15)
+    assert ba.ci_percentile.low == pytest.approx(-ab.ci_percentile.high, abs=1e-12)
+    assert ba.ci_percentile.high == pytest.approx(-ab.ci_percentile.low, abs=1e-12)
+    assert ab.wins + ab.ties + ab.losses == ab.n == len(pairs)
 
 
 def test_two_queries_is_enough():

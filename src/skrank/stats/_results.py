@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_choice
+
 __all__ = [
     "ComparisonRow",
     "ComparisonTable",
@@ -129,7 +131,9 @@ class SignificanceTest:
     n_resamples : int or None
         Sign patterns used by the randomisation test (all ``2**m`` of them when exact).
     exact : bool or None
-        Whether the randomisation test enumerated every sign pattern.
+        Whether the p-value is exact: the randomisation test enumerated every sign pattern, or
+        the Wilcoxon test used its exact null distribution (rather than the normal
+        approximation).
     n_zero : int or None
         Zero differences (dropped by the Wilcoxon test, irrelevant to sign flips).
     """
@@ -349,8 +353,6 @@ class PairedComparison:
 
     def test(self, name: str = "randomization") -> SignificanceTest:
         """Return the test called ``name`` (``"randomization"``, ``"t"`` or ``"wilcoxon"``)."""
-        from .._validation import check_choice
-
         check_choice("name", name, ("randomization", "t", "wilcoxon"), "PairedComparison.test")
         return {"randomization": self.randomization, "t": self.t_test, "wilcoxon": self.wilcoxon}[
             name
