@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import pytrec_eval
 
 import skrank
 from skrank.io import align_run_qrels, read_qrels, read_run
 
 from .conftest import assert_equal_to_pytrec, flatten, pytrec_measures, trec_to_skrank
-
-pytrec_eval = pytest.importorskip("pytrec_eval", reason="the test extra installs it")
 
 NAMES = trec_to_skrank()
 
