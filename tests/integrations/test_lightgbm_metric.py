@@ -208,7 +208,7 @@ def test_early_stopping_watches_named_dataset_and_direction(data):
 
 def test_feval_on_dataset_without_groups_is_an_error(data):
     train = lgb.Dataset(data.X_train[:200], data.y_train[:200])
-    with pytest.raises(InputError, match="has no query groups.*group=sizes"):
+    with pytest.raises(InputError, match=r"has no query groups.*group=sizes"):
         lgb.train({"objective": "regression", "num_leaves": 3, "verbose": -1,
                    "num_threads": 1}, train, num_boost_round=1, valid_sets=[train],
                   feval=skrank.lightgbm.feval("ndcg@5"))
@@ -257,7 +257,7 @@ def test_feval_passed_to_lgbmranker_points_to_eval_metric(data):
 
 def test_eval_metric_without_group_is_an_error():
     f = skrank.lightgbm.eval_metric("ndcg@5")
-    with pytest.raises(InputError, match="no query groups.*eval_group="):
+    with pytest.raises(InputError, match=r"no query groups.*eval_group="):
         f(np.array([1, 0]), np.array([0.2, 0.1]), None, None)
 
 

@@ -233,7 +233,7 @@ def test_callback_survives_clone_and_pickle(data):
 
 def test_custom_metric_without_groups_is_an_error(data):
     dtrain = xgb.DMatrix(data.X_train[:100], data.y_train[:100])
-    with pytest.raises(InputError, match="no query groups.*qid=qid"):
+    with pytest.raises(InputError, match=r"no query groups.*qid=qid"):
         xgb.train({"objective": "reg:squarederror", "nthread": 1}, dtrain, 1,
                   evals=[(dtrain, "train")], custom_metric=skrank.xgboost.custom_metric("rr",
                                                                                          rel_min=1),
@@ -282,7 +282,7 @@ def test_callback_eval_set_without_qid_is_an_error(data):
 def test_callback_rejects_xgb_cv(data):
     dtrain = xgb.DMatrix(data.X_train, data.y_train, qid=data.qid_train)
     cb = skrank.xgboost.metric_callback("ndcg@5", evals=[(dtrain, "train")])
-    with pytest.raises(InputError, match="not with xgboost.cv"):
+    with pytest.raises(InputError, match=r"not with xgboost\.cv"):
         xgb.cv({**PARAMS}, dtrain, 1, nfold=2, callbacks=[cb])
 
 
