@@ -6,13 +6,12 @@ LightGBM evaluates its metrics on a validation set's init_score before any boost
 
 from __future__ import annotations
 
+import lightgbm as lgb
 import numpy as np
 import pytest
 
 import skrank
 from skrank.datasets import load_lambdarank_example
-
-lgb = pytest.importorskip("lightgbm", reason="the test extra installs lightgbm")
 
 KS = [1, 2, 3, 5, 10, 30]
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import xgboost as xgb
 
 import skrank
-
-xgb = pytest.importorskip("xgboost", reason="the test extra installs xgboost")
 
 
 def xgboost_printed(y, s, qid, metrics, objective="rank:ndcg", exp_gain=True):
