@@ -117,9 +117,10 @@ class _MetricSet:
             return
         top = float(np.max(y_true))
         if top > 1:
+            what = (f"{binary[0]} is a binary metric" if len(binary) == 1
+                    else f"{', '.join(binary)} are binary metrics")
             raise InputError(
-                f"{', '.join(binary)} {'is a binary metric' if len(binary) == 1 else 'are binary'}"
-                f" metric{'s' if len(binary) > 1 else ''} but the labels of {where} are graded "
+                f"{what} but the labels of {where} are graded "
                 f"(largest label {top:g}). Say which labels are relevant: pass rel_min= "
                 f"(relevant when label >= rel_min), e.g. {self.caller}({binary[0]!r}, "
                 "rel_min=1), or a preset (preset='lightgbm' or 'xgboost': relevant when "
@@ -293,7 +294,7 @@ _FACTORY_DOC_PARAMS = """
         equal LightGBM's own ``ndcg@k`` and ``map@k`` bit for bit (``num_threads=1``).
     conventions : Conventions, optional
         A complete set of conventions to start from instead of ``preset``.
-    prefix : str, default="skrank_"
+    prefix : str, default="skrank\\_"
         Prepended to each canonical metric name to form the name LightGBM records
         (``"skrank_ndcg@5"``); it keeps skrank's values apart from LightGBM's built-in
         ``ndcg@5``. Use different prefixes for two callables with different conventions.

@@ -121,11 +121,11 @@ _PARAMS = """
         one list of them.
     preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"}, optional
         Start from a reference library's conventions. With ``preset="xgboost"`` the values
-        equal XGBoost's ``ndcg@k``, ``map@k`` (and, with ``empty="zero"``, ``ndcg@k-``,
-        ``map@k-`` and ``pre@k``) to the printed digits.
+        equal XGBoost's ``ndcg@k``, ``ndcg``, ``map@k``, ``map`` and ``pre@k`` (and, with
+        ``empty="zero"``, ``ndcg@k-`` and ``map@k-``) to the printed digits.
     conventions : Conventions, optional
         A complete set of conventions to start from instead of ``preset``.
-    prefix : str, default="skrank_"
+    prefix : str, default="skrank\\_"
         Prepended to each canonical metric name to form the recorded name
         (``"skrank_ndcg@5"``), apart from XGBoost's built-in ``ndcg@5``.
     **overrides
@@ -448,10 +448,11 @@ def metric_callback(
 
     Parameters
     ----------{params}    evals : list
-        The eval sets: ``(DMatrix, name)`` pairs (DMatrix built with ``qid=`` or ``group=``)
-        as for ``xgboost.train``, or ``(X, y, qid)`` / ``(X, y, qid, name)`` tuples as for
-        ``XGBRanker.fit(eval_set=..., eval_qid=...)``; unnamed sets are called
+        The eval sets (keyword-only): ``(DMatrix, name)`` pairs (DMatrix built with ``qid=``
+        or ``group=``) as for ``xgboost.train``, or ``(X, y, qid)`` / ``(X, y, qid, name)``
+        tuples as for ``XGBRanker.fit(eval_set=..., eval_qid=...)``; unnamed sets are called
         ``validation_0``, ``validation_1``, ... like XGBRanker's. ``qid`` need not be sorted.
+        Use tuples when the estimator is cloned or pickled (a DMatrix does not pickle).
     early_stopping_rounds : int, optional
         Stop after this many rounds without improvement of the watched metric.
     metric_name : str, optional
