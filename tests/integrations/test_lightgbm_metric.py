@@ -298,3 +298,17 @@ def test_names_and_list_form():
     assert [str(m) for m in f.metrics] == ["ndcg@5", "rr"]
     assert f.conventions.ties == "input"
     assert "skrank_ndcg@5" in repr(f)
+
+
+def test_feval_and_early_stopping_in_lgb_cv(data):
+    train = lgb.Dataset(data.X_train, data.y_train, group=data.group_train)
+    stop = skrank.lightgbm.early_stopping("skrank_ndcg@5", 3, verbose=False)
+    res = lgb.cv({**PARAMS, "metric": "ndcg", "eval_at": [5], "min_data_in_leaf": 50}, train,
+                 num_boost_round=40, nfold=3, stratified=False, seed=0,
+                 feval=skrank.lightgbm.feval("ndcg@5", preset="lightgbm"), callbacks=[stop])
+    # per fold the values are LightGBM's, so are their means over the folds
+    assert res["valid skrank_ndcg@5-mean"] == res["valid ndcg@5-mean"]
+    # cv() truncates the results at the best iteration: the last one is the first maximum
+    history = res["valid skrank_ndcg@5-mean"]
+    assert int(np.argmax(history)) == len(history) - 1 == stop.best_iteration
+    assert len(stop.history) == stop.best_iteration + 1 + 3 or len(stop.history) == 40
