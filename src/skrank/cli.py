@@ -547,6 +547,8 @@ def _load_table(args: argparse.Namespace, progress: _Progress) -> _Loaded:
                            doc_id=args.doc_id, extra=sorted(set(extra)) or None)
     except InvalidParameterError as exc:
         raise _column_error(exc, args) from None
+    except SkrankError as exc:
+        raise DataError(str(exc).replace("scores=[...]", "--score")) from None
     if args.baseline is not None and args.baseline not in table.scores:
         raise DataError(f"--baseline: {args.baseline!r} is not a score column of {path} "
                         f"(score columns: {_listing(table.systems, 10)}).")

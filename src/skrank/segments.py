@@ -470,7 +470,7 @@ def by_frequency(
         bad = int(np.flatnonzero(~np.isfinite(f) | (f < 0))[0])
         raise InputError(
             f"The 'frequency' parameter of {caller} must hold finite non-negative numbers. "
-            f"Got {f[bad]!r} for query {_key(q[bad])!r}."
+            f"Got {float(f[bad])!r} for query {_key(q[bad])!r}."
         )
     weight = f if basis == "traffic" else np.ones_like(f)
     total = float(weight.sum())

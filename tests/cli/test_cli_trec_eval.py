@@ -1,0 +1,70 @@
+"""``skrank eval --preset trec_eval --format trec`` reproduces trec_eval v10, line for line.
+
+The qrels and runs are trec_eval's own test files (tests/data/trec_eval); the expected
+outputs are trec_eval v10.0's (tests/data/trec_eval_cli, see its README for the commands).
+Every line skrank prints for a measure it offers must be in trec_eval's output, with the
+same 4-decimal value, and every such measure of trec_eval's output must be printed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import EXPECTED, TREC
+
+# the measures skrank offers, in trec_eval's -m syntax (families take trec_eval's cutoffs)
+MEASURES = ["-m", "map,recip_rank,ndcg", "-m", "P", "-m", "ndcg_cut", "-m", "recall",
+            "-m", "map_cut", "-m", "success"]
+OFFERED = ("map", "recip_rank", "ndcg", "P_", "ndcg_cut_", "recall_", "map_cut_", "success_")
+
+
+def read_trec(text: str) -> dict[tuple[str, str], str]:
+    out = {}
+    for line in text.splitlines():
+        measure, topic, value = line.split("\t")
+        key = (measure.strip(), topic)
+        assert key not in out, f"{key} printed twice"
+        out[key] = value
+    return out
+
+
+def offered(key) -> bool:
+    m = key[0]
+    return m in ("map", "recip_rank", "ndcg", "runid", "num_q") or (
+        m.startswith(OFFERED[3:]) and m.split("_")[-1].isdigit())
+
+
+@pytest.mark.parametrize(("expected", "qrels", "run", "options"), [
+    ("out.test.a", "qrels.test", "results.test", []),
+    ("out.test.aq", "qrels.test", "results.test", ["-q"]),
+    ("out.test.aqc", "qrels.test", "results.trunc", ["-q", "-c"]),
+])
+def test_trec_format_reproduces_trec_eval(cli, expected, qrels, run, options):
+    code, out, err = cli("eval", "--preset", "trec_eval", *MEASURES, *options,
+                         "--format", "trec", TREC / qrels, TREC / run)
+    assert code == 0, err
+    ours = read_trec(out)
+    theirs = {k: v for k, v in read_trec((EXPECTED / expected).read_text()).items()
+              if offered(k)}
+    assert ours == theirs
+    topics = {t for _, t in ours}
+    assert topics == ({"all"} if "-q" not in options else {"301", "302", "303", "all"})
+
+
+def test_without_c_a_topic_missing_from_the_run_is_ignored_and_counted(cli):
+    # results.trunc has no result for topic 302: trec_eval drops it unless -c
+    code, out, err = cli("eval", "--preset", "trec_eval", "-m", "map",
+                         TREC / "qrels.test", TREC / "results.trunc")
+    assert code == 0, err
+    assert "1 judged topic has no result in the run ('302'): ignored" in out
+    assert "2 queries" in out
+
+
+def test_text_output_with_the_trec_eval_preset_states_its_conventions(cli):
+    code, out, _ = cli("eval", "--preset", "trec_eval", "-m", "ndcg_cut.10", "-m", "P.5",
+                       TREC / "qrels.test", TREC / "results.test")
+    assert code == 0
+    expected = read_trec((EXPECTED / "out.test.a").read_text())
+    ndcg, p5 = expected["ndcg_cut_10", "all"], expected["P_5", "all"]  # 0.3016, 0.2667
+    assert f"NDCG@10 = {ndcg} (gain=linear, ties=docid, empty=zero, idcg=pool; 3 queries)" in out
+    assert f"P@5 = {p5} (ties=docid, empty=zero, rel_min=1, p_divisor=k; 3 queries)" in out
