@@ -7,6 +7,7 @@ builds it from a preset and user overrides. Presets reproduce the reference libr
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
@@ -250,6 +251,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         score_precision="float32",
         default_k=32,
         arithmetic="xgboost",
+        empty_weighted=False,
     ),
     # trec_eval 9/10: score descending, ties by docno descending, gains are the labels,
     # ideal DCG and R from the qrels, topics without relevant documents count 0.
@@ -283,8 +285,9 @@ _PRESET_METRIC_OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
     # LightGBM's map@k multiplies the 1.0 of a query without relevant rows by its weight,
     # its ndcg@k does not (measured with LightGBM 4.7.0, tests/reference/test_lightgbm_preset.py).
     "lightgbm": {"ap": {"empty_weighted": True}},
-    # XGBoost's pre@k has no special case for queries without relevant rows: they score 0.
-    "xgboost": {"p": {"empty": "zero"}},
+    # XGBoost's pre@k has no special case for queries without relevant rows: they score 0;
+    # its map@k weights the 1 of such a query, its ndcg@k does not.
+    "xgboost": {"p": {"empty": "zero"}, "ap": {"empty_weighted": True}},
 }
 
 
@@ -302,10 +305,15 @@ def for_metric(
     return conv.replace(**changes) if changes else conv
 
 
-def preset_conventions(preset: str) -> Conventions:
-    """The :class:`Conventions` of a named preset."""
-    check_choice("preset", preset, PRESETS)
+@functools.cache
+def _preset_conventions(preset: str) -> Conventions:
     return Conventions(**_PRESETS[preset])
+
+
+def preset_conventions(preset: str) -> Conventions:
+    """The :class:`Conventions` of a named preset (immutable, built once)."""
+    check_choice("preset", preset, PRESETS)
+    return _preset_conventions(preset)
 
 
 def resolve_conventions(

@@ -81,3 +81,22 @@ def test_float32_ranking_is_what_ties():
     assert skrank.ndcg(y, s, [0, 0], k=1, preset="xgboost").value == 0.0
     assert skrank.ndcg(y, s, [0, 0], k=1, preset="xgboost",
                        score_precision="float64").value == 1.0
+
+
+def test_query_weights_and_empty_queries():
+    # XGBoost adds the 1 of a query without relevant documents unweighted in ndcg@k and
+    # weighted in map@k (reproducer from the training-metric tests)
+    y = np.array([0, 0, 1, 0])
+    s = np.array([0.3, 0.2, 0.1, 0.9])
+    qid = np.array([1, 1, 2, 2])
+    w = np.array([0.5, 2.0], dtype=np.float32)
+    d = xgb.DMatrix(np.zeros((4, 1)), label=y, qid=qid, base_margin=s, weight=w)
+    booster = xgb.train({"objective": "rank:map", "eval_metric": ["ndcg@2", "map@2"],
+                         "nthread": 1}, d, num_boost_round=0)
+    fields = booster.eval(d, "v").split("\t")[1:]
+    theirs = {f[2:].split(":")[0]: float(f.split(":")[1]) for f in fields}
+    row_w = w[[0, 0, 1, 1]]
+    res = skrank.evaluate(y, s, qid, metrics=["ndcg@2", "ap@2"], preset="xgboost",
+                          sample_weight=row_w)
+    assert float(f"{res['ndcg@2'].value:.17g}") == theirs["ndcg@2"]
+    assert float(f"{res['ap@2'].value:.17g}") == theirs["map@2"]
