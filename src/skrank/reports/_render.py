@@ -53,7 +53,9 @@ def _comparison_method(report: Report) -> str:
     s = report.settings
     table = report.comparisons
     n = len(table) if table is not None else 0
-    if report.primary is None:
+    if n == 1:
+        family = "one comparison, nothing to correct"
+    elif report.primary is None:
         family = f"{s['correction']} correction over all {_plural(n, 'comparison')}"
     else:
         family = (f"primary {report.primary!r} uncorrected (pre-registered), {s['correction']} "
