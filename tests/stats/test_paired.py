@@ -91,6 +91,15 @@ def test_wilcoxon_large_samples_with_ties_use_the_normal_approximation():
     assert res.wilcoxon.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
 
 
+@pytest.mark.parametrize("n", [50, 51, 400])
+def test_wilcoxon_method_switch_matches_scipy_auto(n):
+    # No ties: exact distribution up to 50 queries, normal approximation above (scipy "auto").
+    d = np.random.default_rng(n).normal(0.02, 0.1, size=n)
+    res = paired_comparison(d, np.zeros(n), seed=0, **FAST)
+    assert res.wilcoxon.exact == (n <= 50)
+    assert res.wilcoxon.pvalue == pytest.approx(stats.wilcoxon(d).pvalue, rel=1e-12)
+
+
 def test_t_interval_matches_scipy():
     a, b = _pair(seed=4)
     res = paired_comparison(a, b, confidence=0.9, seed=0, **FAST)

@@ -144,12 +144,16 @@ def _t_test(d: np.ndarray, sd: float, alternative: str) -> tuple[SignificanceTes
 #: Up to this many queries, a Wilcoxon test with ties or zeros is exact (all sign patterns of
 #: the signed ranks), as scipy.stats.wilcoxon(method="auto") does.
 _WILCOXON_ENUMERATE_MAX = 13
+#: Up to this many queries, a Wilcoxon test without ties or zeros uses the exact distribution
+#: (scipy's "auto" threshold); above it, the normal approximation.
+_WILCOXON_EXACT_MAX = 50
 
 
 def _wilcoxon(d: np.ndarray, alternative: str) -> SignificanceTest:
     """Wilcoxon signed-rank test with scipy's ``method="auto"`` choices, zeros dropped.
 
-    No ties and no zeros: scipy's exact distribution. Ties or zeros with at most 13 queries:
+    More than 50 queries: scipy's normal approximation with tie correction. No ties and no
+    zeros: scipy's exact distribution. Ties or zeros with at most 13 queries:
     the exact permutation distribution of the signed ranks, which scipy computes with a slow
     generic permutation test (seconds); here it is the sign-flip enumeration of
     :func:`sign_flip` on the signed ranks, which gives the same p-value in milliseconds.
@@ -158,6 +162,10 @@ def _wilcoxon(d: np.ndarray, alternative: str) -> SignificanceTest:
     n_zero = int(np.count_nonzero(d == 0))
     if n_zero == d.size:
         return SignificanceTest("wilcoxon", 0.0, 1.0, alternative, exact=True, n_zero=n_zero)
+    if d.size > _WILCOXON_EXACT_MAX:
+        res = stats.wilcoxon(d, alternative=alternative, method="asymptotic")
+        return SignificanceTest("wilcoxon", float(res.statistic), float(res.pvalue), alternative,
+                                exact=False, n_zero=n_zero)
     nz = d[d != 0]
     ranks = stats.rankdata(np.abs(nz))
     has_ties = np.unique(ranks).size < ranks.size
@@ -284,7 +292,8 @@ def paired_comparison(
     - t-test: :func:`scipy.stats.ttest_1samp` on the differences (the same as
       :func:`scipy.stats.ttest_rel` on ``a`` and ``b``).
     - Wilcoxon signed-rank: :func:`scipy.stats.wilcoxon` on the differences, zero differences
-      dropped, with scipy's automatic choice of method: exact without ties or zeros; exact
+      dropped, with scipy's automatic choice of method: the normal approximation with tie
+      correction above 50 queries; up to 50, exact without ties or zeros; exact
       enumeration of the signed ranks' sign patterns with ties or zeros and at most 13 queries
       (computed here, much faster than scipy's generic permutation test, same p-value); the
       normal approximation with tie correction otherwise.
