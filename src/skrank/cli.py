@@ -479,8 +479,6 @@ def _load_trec(args: argparse.Namespace, progress: _Progress) -> _Loaded:
     progress(f"reading {qrels_path}")
     qrels = read_qrels(qrels_path)
     qrels_only = args.qrels_only or ("include" if args.complete else "ignore")
-    if args.complete and args.qrels_only not in (None, "include"):
-        raise DataError(f"-c/--complete contradicts --qrels-only {args.qrels_only}.")
     loaded = _Loaded("trec", [], base_name)
     loaded.inputs.append(f"qrels {qrels_path}: {_plural(qrels.topics.size, 'topic')}, "
                          f"{_plural(len(qrels), 'judgement')}")
@@ -544,7 +542,8 @@ def _load_table(args: argparse.Namespace, progress: _Progress) -> _Loaded:
     progress(f"reading {path}")
     try:
         table = read_table(path, qid=args.qid, label=args.label, scores=scores,
-                           doc_id=args.doc_id, extra=sorted(set(extra)) or None)
+                           doc_id=args.doc_id, extra=sorted(set(extra)) or None,
+                           format=_table_format(path))
     except InvalidParameterError as exc:
         raise _column_error(exc, args) from None
     except SkrankError as exc:
@@ -566,6 +565,25 @@ def _load_table(args: argparse.Namespace, progress: _Progress) -> _Loaded:
     _table_columns(loaded, table.qid, table.extra)
     _rows_as_candidates(loaded, table.qid)
     return loaded
+
+
+def _table_format(path: str) -> str | None:
+    """None when the name tells the format; else parquet by its magic bytes, TSV when the
+    first line has a tab, CSV otherwise."""
+    name = path.lower()
+    for comp in _COMPRESSED:
+        if name.endswith(comp):
+            name = name[: -len(comp)]
+    if name.endswith(_TABLE_SUFFIXES):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return None  # the reader reports the missing file
+    if head[:4] == b"PAR1":
+        return "parquet"
+    return "tsv" if b"\t" in head.split(b"\n", 1)[0] else "csv"
 
 
 def _column_error(exc: InvalidParameterError, args: argparse.Namespace) -> DataError:
@@ -664,10 +682,45 @@ def _read_query_table(path: str, qid_column: str, columns: Sequence[str]
     return out
 
 
-def _load(args: argparse.Namespace, progress: _Progress) -> _Loaded:
+# options that only apply to one kind of input
+_KIND_OPTIONS = {
+    "trec": (("complete", "-c/--complete"), ("qrels_only", "--qrels-only"),
+             ("max_docs", "--max-docs")),
+    "table": (("score", "--score"), ("doc_id", "--doc-id")),
+    "libsvm": (("group", "--group"),),
+}
+
+
+def _input_kind(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
     kind = args.input if args.input != "auto" else _guess_kind(args.inputs)
+    for other, options in _KIND_OPTIONS.items():
+        for dest, flag in options:
+            if other != kind and getattr(args, dest):
+                guessed = " (guessed; set it with --input)" if args.input == "auto" else ""
+                parser.error(f"{flag} applies to {other} input, but the input is {kind}"
+                             f"{guessed}")
+    if kind != "trec" and args.run_only != "ignore":
+        parser.error(f"--run-only applies to trec input, but the input is {kind}")
+    if args.complete and args.qrels_only not in (None, "include"):
+        parser.error(f"-c/--complete contradicts --qrels-only {args.qrels_only}")
+    return kind
+
+
+def _load(args: argparse.Namespace, kind: str, progress: _Progress) -> _Loaded:
     loader = {"trec": _load_trec, "table": _load_table, "libsvm": _load_libsvm}[kind]
-    loaded = loader(args, progress)
+    try:
+        loaded = loader(args, progress)
+    except SkrankError as exc:
+        # a wrong number of files, or a first line that does not parse, may mean that the
+        # kind of input was guessed wrong
+        text = str(exc)
+        if args.input != "auto" or kind == "table" or not (
+                ", line 1:" in text or text.startswith(("TREC input needs",
+                                                        "LibSVM input needs"))):
+            raise
+        other = "table or libsvm" if kind == "trec" else "table or trec"
+        raise DataError(f"{exc} (read as {kind} input, guessed from the files; use --input "
+                        f"{other} for other formats)") from None
     if args.query_table:
         loaded.columns.update(_read_query_table(args.query_table, args.qid,
                                                 sorted(set(_segment_columns(args)))))
@@ -803,8 +856,9 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
             parser.error(f"--segment-metric {segment_metric}: not one of the metrics "
                          f"({', '.join(str(m) for m in metrics)})")
 
+    kind = _input_kind(args, parser)
     progress = _Progress(args.progress, args.inputs, stderr)
-    loaded = _load(args, progress)
+    loaded = _load(args, kind, progress)
     _check_docid(args, loaded, parser)
     conv = _conventions(args, loaded)
     results = {}

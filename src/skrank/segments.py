@@ -49,8 +49,7 @@ import numpy as np
 
 from ._validation import check_choice, check_int, param_error
 from .exceptions import InputError
-from .stats import PairedComparison, multiple_comparisons, paired_comparison
-from .stats._results import Interval
+from .stats import Interval, PairedComparison, multiple_comparisons, paired_comparison
 
 __all__ = [
     "SegmentRow",

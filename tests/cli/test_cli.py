@@ -344,6 +344,27 @@ def test_baseline_that_is_neither_a_system_nor_a_file(cli):
         in _error_line(err)
 
 
+def test_a_table_without_a_table_suffix_gets_a_hint(cli, tmp_path):
+    table = tmp_path / "scores.txt"
+    table.write_text("qid,label,s\n1,1,0.5\n")
+    hint = "(read as trec input, guessed from the files; use --input table or libsvm"
+    code, _, err = cli("eval", table)
+    assert code == 1
+    line = _error_line(err)
+    assert "TREC input needs a qrels file and at least one run" in line and hint in line
+    code, _, err = cli("eval", table, TREC / "results.test")
+    line = _error_line(err)
+    assert f"{table}, line 1: malformed line" in line and hint in line
+    code, _, err = cli("eval", "--input", "table", table)
+    assert code == 0, err
+
+
+def test_complete_contradicting_qrels_only_is_a_usage_error(cli):
+    code, _, err = cli("eval", "-c", "--qrels-only", "error", TREC / "qrels.test",
+                       TREC / "results.test")
+    assert code == 2 and "-c/--complete contradicts --qrels-only error" in err
+
+
 def test_missing_file(cli, tmp_path):
     code, _, err = cli("eval", tmp_path / "nope.qrels", TREC / "results.test")
     assert code == 1 and "nope.qrels: no such file" in _error_line(err)
@@ -381,6 +402,10 @@ def test_all_queries_without_relevant_documents(cli, tmp_path):
     (["--primary", "ndcg@10"], "--primary needs --baseline"),
     (["--segment-metric", "rr"], "--segment-metric rr: not one of the metrics"),
     (["--ties", "docid"], "--ties docid breaks ties by document id"),
+    (["--group", "sizes.txt"], "--group applies to libsvm input, but the input is table "
+                               "(guessed; set it with --input)"),
+    (["-c"], "-c/--complete applies to trec input"),
+    (["--run-only", "error"], "--run-only applies to trec input"),
 ])
 def test_usage_errors_exit_2(cli, args, message):
     code, out, err = cli("eval", FIXTURE, "--score", "model", *args)
