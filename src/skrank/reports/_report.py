@@ -416,13 +416,14 @@ def build_report(
                 comparisons[comparison_name(name, m, len(compared))] = comp
         table = comparison_table(comparisons, primary=primary_name, correction=correction,
                                  test=test, alpha=alpha)
-        omitted = {m: comparisons[comparison_name(compared[0], m, len(compared))].n_omitted
-                   for m in metrics}
-        for m, k in omitted.items():
+        for comp in comparisons.values():
+            k = comp.n_omitted
             if k:
+                what = comp.metric if len(compared) == 1 else f"{comp.name_a}, {comp.metric}"
                 out_notes.append(
-                    f"{m}: {k} {'query' if k == 1 else 'queries'} without a value (no relevant "
-                    f"document, empty={base[m].conventions.empty}) left out of the comparison."
+                    f"{what}: {k} {'query' if k == 1 else 'queries'} without a value in one "
+                    f"system or both (no relevant document, empty="
+                    f"{base[comp.metric].conventions.empty}) left out of the comparison."
                 )
 
     tables: list[SegmentTable] = []
