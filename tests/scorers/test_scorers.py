@@ -7,7 +7,6 @@ checked against a slow per-query loop written from the definition of NDCG, and a
 
 from __future__ import annotations
 
-import math
 import pickle
 import warnings
 
@@ -15,7 +14,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
-from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import GroupKFold, KFold, cross_validate
 
@@ -38,32 +36,7 @@ from skrank import (
 )
 from skrank.scorers import RankingScorer
 
-
-class FirstColumn(BaseEstimator, RegressorMixin):
-    """Predicts the first column of X: the ranking is known without fitting anything."""
-
-    def fit(self, X, y, qid=None):
-        self.n_features_in_ = np.asarray(X).shape[1]
-        return self
-
-    def predict(self, X):
-        if isinstance(X, pd.DataFrame):
-            X = X.drop(columns="qid", errors="ignore")
-        return np.asarray(X, dtype=float)[:, 0].copy()
-
-
-def oracle_ndcg_pessimistic(y, s, qid, k):
-    """NDCG@k, gain 2**l - 1, ties worst label first, empty queries left out (a slow loop)."""
-    values = []
-    for q in dict.fromkeys(qid.tolist()):
-        rows = [i for i in range(len(qid)) if qid[i] == q]
-        order = sorted(rows, key=lambda i: (-s[i], y[i]))
-        ideal = sorted((y[i] for i in rows), reverse=True)
-        dcg = sum((2.0 ** y[i] - 1) / math.log2(r + 2) for r, i in enumerate(order[:k]))
-        idcg = sum((2.0**lab - 1) / math.log2(r + 2) for r, lab in enumerate(ideal[:k]))
-        if idcg > 0:
-            values.append(dcg / idcg)
-    return sum(values) / len(values)
+from ._helpers import FirstColumn, oracle_ndcg_pessimistic
 
 
 @pytest.fixture
