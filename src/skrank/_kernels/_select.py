@@ -60,6 +60,33 @@ def _before_key(sa, la, ta, a, sb, lb, tb, b, mode):
     return a < b
 
 
+@njit(cache=True, inline="always")
+def _put(out, hs, hl, ht, pos, r, sr, lr, tr):
+    out[pos] = r
+    hs[pos] = sr
+    hl[pos] = lr
+    ht[pos] = tr
+
+
+@njit(cache=True, inline="always")
+def _sift_down(out, hs, hl, ht, size, r, sr, lr, tr, mode):
+    """Place row r (keys sr, lr, tr) from the root down a heap of ``size`` entries."""
+    pos = 0
+    while True:
+        child = 2 * pos + 1
+        if child >= size:
+            break
+        right = child + 1
+        if right < size and _before_key(hs[child], hl[child], ht[child], out[child],
+                                        hs[right], hl[right], ht[right], out[right], mode):
+            child = right  # the worse of the two children
+        if not _before_key(sr, lr, tr, r, hs[child], hl[child], ht[child], out[child], mode):
+            break
+        _put(out, hs, hl, ht, pos, out[child], hs[child], hl[child], ht[child])
+        pos = child
+    _put(out, hs, hl, ht, pos, r, sr, lr, tr)
+
+
 @njit(cache=True)
 def select_top(rows, n, k, scores, labels, tiekey, mode, out, hs, hl, ht):
     """Write the best ``k`` of ``rows[:n]`` into ``out[:k]`` in rank order; return k used.
@@ -87,76 +114,20 @@ def select_top(rows, n, k, scores, labels, tiekey, mode, out, hs, hl, ht):
             pos = size
             while pos > 0:
                 parent = (pos - 1) // 2
-                if _before_key(hs[parent], hl[parent], ht[parent], out[parent],
-                               sr, lr, tr, r, mode):
-                    out[pos] = out[parent]
-                    hs[pos] = hs[parent]
-                    hl[pos] = hl[parent]
-                    ht[pos] = ht[parent]
-                    pos = parent
-                else:
+                if not _before_key(hs[parent], hl[parent], ht[parent], out[parent],
+                                   sr, lr, tr, r, mode):
                     break
+                _put(out, hs, hl, ht, pos, out[parent], hs[parent], hl[parent], ht[parent])
+                pos = parent
+            _put(out, hs, hl, ht, pos, r, sr, lr, tr)
             size += 1
-        else:
-            if not _before_key(sr, lr, tr, r, hs[0], hl[0], ht[0], out[0], mode):
-                continue
-            # replace the root and sift down towards the worse child
-            pos = 0
-            while True:
-                child = 2 * pos + 1
-                if child >= size:
-                    break
-                right = child + 1
-                if right < size and _before_key(hs[child], hl[child], ht[child], out[child],
-                                                hs[right], hl[right], ht[right], out[right],
-                                                mode):
-                    child = right
-                if _before_key(sr, lr, tr, r, hs[child], hl[child], ht[child], out[child],
-                               mode):
-                    out[pos] = out[child]
-                    hs[pos] = hs[child]
-                    hl[pos] = hl[child]
-                    ht[pos] = ht[child]
-                    pos = child
-                else:
-                    break
-        out[pos] = r
-        hs[pos] = sr
-        hl[pos] = lr
-        ht[pos] = tr
-    # heap sort in place: repeatedly move the worst to the end
-    end = size - 1
-    while end > 0:
-        r = out[end]
-        sr = hs[end]
-        lr = hl[end]
-        tr = ht[end]
-        out[end] = out[0]
-        hs[end] = hs[0]
-        hl[end] = hl[0]
-        ht[end] = ht[0]
-        pos = 0
-        while True:
-            child = 2 * pos + 1
-            if child >= end:
-                break
-            right = child + 1
-            if right < end and _before_key(hs[child], hl[child], ht[child], out[child],
-                                           hs[right], hl[right], ht[right], out[right], mode):
-                child = right
-            if _before_key(sr, lr, tr, r, hs[child], hl[child], ht[child], out[child], mode):
-                out[pos] = out[child]
-                hs[pos] = hs[child]
-                hl[pos] = hl[child]
-                ht[pos] = ht[child]
-                pos = child
-            else:
-                break
-        out[pos] = r
-        hs[pos] = sr
-        hl[pos] = lr
-        ht[pos] = tr
-        end -= 1
+        elif _before_key(sr, lr, tr, r, hs[0], hl[0], ht[0], out[0], mode):
+            _sift_down(out, hs, hl, ht, size, r, sr, lr, tr, mode)  # replaces the root
+    # heap sort in place: move the worst to the end, re-place the last entry from the root
+    for end in range(size - 1, 0, -1):
+        r, sr, lr, tr = out[end], hs[end], hl[end], ht[end]
+        _put(out, hs, hl, ht, end, out[0], hs[0], hl[0], ht[0])
+        _sift_down(out, hs, hl, ht, end, r, sr, lr, tr, mode)
     return size
 
 
