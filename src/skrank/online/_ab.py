@@ -24,13 +24,18 @@ import numpy as np
 from scipy import special
 
 from .._validation import check_choice, check_int, param_error
+from ..stats._checks import ALTERNATIVES, check_alternative
+from ..stats._power import critical_value
 from ._clicks import CTR_DEFINITIONS
 from ._results import RatioEstimate, ZTestResult
 from ._utils import (
     as_float_array,
+    check_binary,
     check_confidence_level,
     check_same_length,
     input_error,
+    normal_ci,
+    ratio_delta_var,
 )
 
 __all__ = [
@@ -41,10 +46,6 @@ __all__ = [
     "sample_size_per_arm",
     "two_proportion_ztest",
 ]
-
-#: Alternative hypotheses about arm B against arm A.
-ALTERNATIVES = ("two-sided", "greater", "less")
-
 
 def ctr_at_k(clicks: Any, k: int | None = None, *, definition: str) -> float | np.ndarray:
     """Click-through rate at ``k`` of a click log, under a named definition.
@@ -78,9 +79,7 @@ def ctr_at_k(clicks: Any, k: int | None = None, *, definition: str) -> float | n
     """
     caller = "ctr_at_k"
     check_choice("definition", definition, CTR_DEFINITIONS, caller)
-    c = as_float_array("clicks", clicks, caller, ndim=2)
-    if not np.isin(c, (0.0, 1.0)).all():
-        raise input_error("clicks", "0/1 or bool", f"values {np.unique(c)[:5]}", caller)
+    c = check_binary("clicks", as_float_array("clicks", clicks, caller, ndim=2), caller)
     if c.shape[0] == 0:
         raise input_error("clicks", "at least one impression", "0 impressions", caller)
     k = check_int("k", k, min_value=1, allow_none=True, caller=caller)
@@ -93,10 +92,6 @@ def ctr_at_k(clicks: Any, k: int | None = None, *, definition: str) -> float | n
     if definition == "clicks_per_impression":
         return float(top.sum(axis=1).mean())
     return float(top.any(axis=1).mean())
-
-
-def _check_alternative(alternative: Any, caller: str) -> str:
-    return check_choice("alternative", alternative, ALTERNATIVES, caller)
 
 
 def _p_value(z: float, alternative: str) -> float:
@@ -160,7 +155,7 @@ def two_proportion_ztest(
         raise param_error("successes_a", f"an int in [0, n_a={n_a}]", x_a, caller)
     if x_b > n_b:
         raise param_error("successes_b", f"an int in [0, n_b={n_b}]", x_b, caller)
-    alternative = _check_alternative(alternative, caller)
+    alternative = check_alternative(alternative, caller)
     level = check_confidence_level(confidence_level, caller)
     p_a, p_b = x_a / n_a, x_b / n_b
     pooled = (x_a + x_b) / (n_a + n_b)
@@ -178,8 +173,7 @@ def _ztest_result(
 ) -> ZTestResult:
     diff = v_b - v_a
     if alternative == "two-sided":
-        q = float(special.ndtri(0.5 + level / 2))
-        ci = (diff - q * se, diff + q * se)
+        ci = normal_ci(diff, se, level)
     elif alternative == "greater":
         ci = (diff - float(special.ndtri(level)) * se, math.inf)
     else:
@@ -246,7 +240,7 @@ def sample_size_per_arm(
     ok = isinstance(effect, numbers.Real) and not isinstance(effect, bool) and effect != 0
     if not (ok and math.isfinite(effect)):
         raise param_error("effect", "a finite non-zero real number", effect, caller)
-    alternative = _check_alternative(alternative, caller)
+    alternative = check_alternative(alternative, caller)
     p1 = float(baseline)
     delta = float(effect) * p1 if relative else float(effect)
     p2 = p1 + delta
@@ -255,7 +249,7 @@ def sample_size_per_arm(
                           effect, caller)
     if (alternative == "greater" and delta < 0) or (alternative == "less" and delta > 0):
         raise param_error("effect", f"of the sign of alternative={alternative!r}", effect, caller)
-    z_a = special.ndtri(1 - alpha / 2) if alternative == "two-sided" else special.ndtri(1 - alpha)
+    z_a = critical_value(alpha, alternative)
     z_b = special.ndtri(power)
     pbar = (p1 + p2) / 2
     num = z_a * math.sqrt(2 * pbar * (1 - pbar)) + z_b * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))
@@ -270,13 +264,8 @@ def _ratio_parts(numerator: Any, denominator: Any, caller: str, suffix: str = ""
         raise input_error("numerator" + suffix, "at least 2 units", f"{x.size}", caller)
     if y.sum() <= 0:
         raise input_error("denominator" + suffix, "of positive sum", repr(float(y.sum())), caller)
-    n = x.size
-    mx, my = x.mean(), y.mean()
-    r = mx / my
-    vx, vy = x.var(ddof=1), y.var(ddof=1)
-    cxy = float(np.sum((x - mx) * (y - my)) / (n - 1))
-    var = max((vx - 2 * r * cxy + r * r * vy) / (n * my * my), 0.0)
-    return float(r), float(var), n
+    r, var = ratio_delta_var(x[:, None], y)
+    return float(r[0]), float(var[0]), x.size
 
 
 def ratio_metric(
@@ -311,8 +300,7 @@ def ratio_metric(
     level = check_confidence_level(confidence_level, caller)
     r, var, n = _ratio_parts(numerator, denominator, caller)
     se = math.sqrt(var)
-    z = float(special.ndtri(0.5 + level / 2))
-    return RatioEstimate(r, var, se, (r - z * se, r + z * se), level, n)
+    return RatioEstimate(r, var, se, normal_ci(r, se, level), level, n)
 
 
 def ratio_ztest(
@@ -350,7 +338,7 @@ def ratio_ztest(
     0.225
     """
     caller = "ratio_ztest"
-    alternative = _check_alternative(alternative, caller)
+    alternative = check_alternative(alternative, caller)
     level = check_confidence_level(confidence_level, caller)
     r_a, v_a, n_a = _ratio_parts(numerator_a, denominator_a, caller, "_a")
     r_b, v_b, n_b = _ratio_parts(numerator_b, denominator_b, caller, "_b")

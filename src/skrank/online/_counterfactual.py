@@ -33,20 +33,23 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from .._validation import check_choice, param_error
 from ..exceptions import InputError
+from ..stats._bootstrap import percentile_interval
 from ._results import OffPolicyEstimate, PropensityEstimate
 from ._utils import (
     as_float_array,
     as_int_array,
+    check_binary,
     check_confidence_level,
     check_positive_int,
     check_probabilities,
     check_rng,
     check_same_length,
     input_error,
+    normal_ci,
+    ratio_delta_var,
 )
 
 __all__ = [
@@ -93,10 +96,7 @@ def _bootstrap_ci(
         m = min(chunk, n_boot - done)
         vals.append(stat(gen.integers(0, n, size=(m, n))))
         done += m
-    boot = np.concatenate(vals)
-    alpha = 1.0 - level
-    lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
-    return float(lo), float(hi)
+    return percentile_interval(np.concatenate(vals), level)
 
 
 class _CI:
@@ -125,8 +125,7 @@ class _CI:
         infl = values if influence is None else influence
         se = float(np.std(infl, ddof=1) / math.sqrt(n)) if n > 1 else math.nan
         if self.method == "normal":
-            z = float(special.ndtri(0.5 + self.level / 2))
-            ci = (est - z * se, est + z * se)
+            ci = normal_ci(est, se, self.level)
         else:
             gen = check_rng(self.rng, self.caller)
             stat = boot_stat if boot_stat is not None else (lambda idx: values[idx].mean(axis=1))
@@ -660,9 +659,7 @@ def pbm_ips(
     """
     caller = "pbm_ips"
     opts = _CI(confidence_level, ci, n_bootstrap, rng, caller)
-    c = as_float_array("clicks", clicks, caller, ndim=2)
-    if not np.isin(c, (0.0, 1.0)).all():
-        raise input_error("clicks", "0/1 or bool", f"values {np.unique(c)[:5]}", caller)
+    c = check_binary("clicks", as_float_array("clicks", clicks, caller, ndim=2), caller)
     logged = _check_rankings("logged_rankings", logged_rankings, caller)
     target = _check_rankings("target_rankings", target_rankings, caller)
     theta = as_float_array("propensities", propensities, caller)
@@ -724,18 +721,6 @@ def pbm_ips(
     return opts.result("pbm_ips", contrib.sum(axis=1), None)
 
 
-def _ratio_se(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """Delta-method SE of mean(num_k) / mean(den) for columns k of ``num`` (same rows)."""
-    n = den.shape[0]
-    mx, my = num.mean(axis=0), den.mean()
-    r = mx / my
-    vx = num.var(axis=0, ddof=1)
-    vy = den.var(ddof=1)
-    cov = ((num - mx) * (den - my)[:, None]).sum(axis=0) / (n - 1)
-    var = (vx - 2 * r * cov + r * r * vy) / (n * my * my)
-    return np.sqrt(np.maximum(var, 0.0))
-
-
 def estimate_propensities_shuffle(
     clicks: Any, *, confidence_level: float = 0.95
 ) -> PropensityEstimate:
@@ -767,9 +752,7 @@ def estimate_propensities_shuffle(
     """
     caller = "estimate_propensities_shuffle"
     level = check_confidence_level(confidence_level, caller)
-    c = as_float_array("clicks", clicks, caller, ndim=2)
-    if not np.isin(c, (0.0, 1.0)).all():
-        raise input_error("clicks", "0/1 or bool", f"values {np.unique(c)[:5]}", caller)
+    c = check_binary("clicks", as_float_array("clicks", clicks, caller, ndim=2), caller)
     if c.shape[0] < 2 or c.shape[1] == 0:
         raise input_error("clicks", "at least 2 impressions and 1 position",
                           f"shape {c.shape}", caller)
@@ -779,7 +762,7 @@ def estimate_propensities_shuffle(
         raise InputError(f"{caller}: there is no click in 'clicks', so no propensity can be "
                          "estimated.")
     theta = rate / rate[ref]
-    se = _ratio_se(c, c[:, ref])
+    se = np.sqrt(ratio_delta_var(c, c[:, ref])[1])
     se[ref] = 0.0
     return _propensity_result(theta, se, level, np.full(c.shape[1], c.shape[0]), "shuffle")
 
@@ -820,8 +803,7 @@ def estimate_propensities_swap(
     pos = as_int_array("swap_position", swap_position, caller)
     y = as_float_array("clicked", clicked, caller)
     check_same_length(caller, swap_position=pos, clicked=y)
-    if not np.isin(y, (0.0, 1.0)).all():
-        raise input_error("clicked", "0/1 or bool", f"values {np.unique(y)[:5]}", caller)
+    check_binary("clicked", y, caller)
     if pos.size == 0 or pos.min() < 0:
         raise input_error("swap_position", "non-empty, with positions >= 0",
                           repr(pos[:5].tolist()), caller)
@@ -846,8 +828,7 @@ def estimate_propensities_swap(
 def _propensity_result(
     theta: np.ndarray, se: np.ndarray, level: float, n: np.ndarray, method: str
 ) -> PropensityEstimate:
-    z = float(special.ndtri(0.5 + level / 2))
-    lo, hi = theta - z * se, theta + z * se
+    lo, hi = normal_ci(theta, se, level)
     n = n.astype(np.int64)
     for arr in (theta, se, lo, hi, n):
         arr.setflags(write=False)

@@ -32,10 +32,12 @@ import numpy as np
 from scipy import stats
 
 from .._validation import check_choice, check_int, param_error
+from ..stats._bootstrap import percentile_interval
 from ._clicks import _ClickModel
 from ._results import InterleavingResult
 from ._utils import (
     as_float_array,
+    check_binary,
     check_confidence_level,
     check_positive_int,
     check_rng,
@@ -90,6 +92,21 @@ def _check_ranking(name: str, ranking: Any, caller: str) -> np.ndarray:
 
 def _check_length(length: Any, caller: str) -> int | None:
     return check_int("length", length, min_value=1, allow_none=True, caller=caller)
+
+
+def _check_pair(
+    ranking_a: Any, ranking_b: Any, length: Any, caller: str
+) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """The checked inputs every builder takes: both rankings and the length."""
+    a = _check_ranking("ranking_a", ranking_a, caller)
+    b = _check_ranking("ranking_b", ranking_b, caller)
+    return a, b, _check_length(length, caller)
+
+
+def _check_tau(tau: Any, caller: str) -> None:
+    ok = isinstance(tau, numbers.Real) and not isinstance(tau, bool) and math.isfinite(tau)
+    if not (ok and tau > 0):
+        raise param_error("tau", "a finite real number > 0", tau, caller)
 
 
 def _as_array(items: list[Any], a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -177,8 +194,7 @@ class Interleaving:
                     f"{c.size} entries (clicks outside the shown list?)", caller,
                 )
             if c.dtype != bool:
-                if c.size and not np.isin(c, (0, 1)).all():
-                    raise input_error("clicks", "0/1 or bool", f"values {np.unique(c)[:5]}", caller)
+                check_binary("clicks", c, caller)
             mask = c.astype(bool)
         else:
             docs = np.atleast_1d(np.asarray(clicked_docs)).tolist()
@@ -384,9 +400,7 @@ def team_draft_interleave(
     (['b', 'a', 'd', 'c'], [-1, 1, -1, 1])
     """
     caller = "team_draft_interleave"
-    a = _check_ranking("ranking_a", ranking_a, caller)
-    b = _check_ranking("ranking_b", ranking_b, caller)
-    length = _check_length(length, caller)
+    a, b, length = _check_pair(ranking_a, ranking_b, length, caller)
     check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
     return _team_draft(a, b, length, exhausted, check_rng(rng, caller))
 
@@ -471,9 +485,7 @@ def balanced_interleave(
     -1.0
     """
     caller = "balanced_interleave"
-    a = _check_ranking("ranking_a", ranking_a, caller)
-    b = _check_ranking("ranking_b", ranking_b, caller)
-    length = _check_length(length, caller)
+    a, b, length = _check_pair(ranking_a, ranking_b, length, caller)
     check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
     return _balanced(a, b, length, exhausted, check_rng(rng, caller))
 
@@ -556,12 +568,8 @@ def probabilistic_interleave(
     True
     """
     caller = "probabilistic_interleave"
-    a = _check_ranking("ranking_a", ranking_a, caller)
-    b = _check_ranking("ranking_b", ranking_b, caller)
-    length = _check_length(length, caller)
-    ok = isinstance(tau, numbers.Real) and not isinstance(tau, bool) and math.isfinite(tau)
-    if not (ok and tau > 0):
-        raise param_error("tau", "a finite real number > 0", tau, caller)
+    a, b, length = _check_pair(ranking_a, ranking_b, length, caller)
+    _check_tau(tau, caller)
     check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
     return _probabilistic(a, b, length, exhausted, check_rng(rng, caller), float(tau))
 
@@ -693,9 +701,7 @@ def simulate_interleaving(
     check_choice("common_prefix", common_prefix, COMMON_PREFIX_RULES, caller)
     check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
     if method == "probabilistic":
-        ok = isinstance(tau, numbers.Real) and not isinstance(tau, bool) and math.isfinite(tau)
-        if not (ok and tau > 0):
-            raise param_error("tau", "a finite real number > 0", tau, caller)
+        _check_tau(tau, caller)
     n_q = len(labels)
     if not (len(rankings_a) == len(rankings_b) == n_q) or n_q == 0:
         raise input_error(
@@ -858,10 +864,9 @@ def interleaving_test(
     preference = (wins + ties / 2) / n - 0.5
     draws = gen.multinomial(n, [wins / n, losses / n, ties / n], size=n_bootstrap)
     boot = (draws[:, 0] + draws[:, 2] / 2) / n - 0.5
-    alpha = 1.0 - level
-    lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
     return InterleavingResult(
         wins=wins, losses=losses, ties=ties, n=n, preference=float(preference),
-        p_value=sign_test(wins, losses), ci=(float(lo), float(hi)), confidence_level=level,
+        p_value=sign_test(wins, losses), ci=percentile_interval(boot, level),
+        confidence_level=level,
         mean_outcome=float(o.mean()), unit=unit, n_no_click=n_no_click,
     )

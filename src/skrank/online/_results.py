@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ..stats._results import _py
+
 __all__ = [
     "InterleavingResult",
     "OffPolicyEstimate",
@@ -19,16 +21,6 @@ __all__ = [
     "RatioEstimate",
     "ZTestResult",
 ]
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def _fmt(x: float, digits: int = 4) -> str:
@@ -52,7 +44,7 @@ def _fmt_ci(ci: tuple[float, float], level: float) -> str:
 class _ToDict:
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict of plain Python values (arrays and tuples become lists)."""
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+        return {f.name: _py(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

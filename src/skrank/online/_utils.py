@@ -1,4 +1,4 @@
-"""Input checks shared by the online-evaluation modules (private)."""
+"""Input checks and small computations shared by the online-evaluation modules (private)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import numbers
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from .._validation import param_error
 from ..exceptions import InputError
@@ -85,6 +86,13 @@ def check_probabilities(
     return p
 
 
+def check_binary(name: str, x: np.ndarray, caller: str | None) -> np.ndarray:
+    """Raise unless every entry of ``x`` is 0 or 1 (click indicators)."""
+    if not np.isin(x, (0.0, 1.0)).all():
+        raise input_error(name, "0/1 or bool", f"values {np.unique(x)[:5]}", caller)
+    return x
+
+
 def check_same_length(caller: str | None, **arrays: np.ndarray) -> int:
     """Raise unless all arrays have the same first dimension; return it."""
     items = list(arrays.items())
@@ -96,6 +104,32 @@ def check_same_length(caller: str | None, **arrays: np.ndarray) -> int:
                 "they must have the same length."
             )
     return n
+
+
+def normal_ci(value: Any, se: Any, level: float) -> tuple[Any, Any]:
+    """``value -/+ z se`` with ``z`` the standard normal quantile at ``0.5 + level / 2``.
+
+    ``value`` and ``se`` may be floats or arrays (one interval per entry).
+    """
+    z = float(special.ndtri(0.5 + level / 2))
+    return value - z * se, value + z * se
+
+
+def ratio_delta_var(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``mean(num[:, k]) / mean(den)`` for each column ``k`` and its delta-method variance.
+
+    ``Var ≈ (s_x² - 2 R s_xy + R² s_y²) / (n ybar²)`` from the sample (co)variances of the
+    rows (Deng, Knoblich and Lu, 2018), clipped at 0. ``num`` is 2-D (rows, columns) and
+    ``den`` 1-D with the same rows.
+    """
+    n = den.shape[0]
+    mx, my = num.mean(axis=0), den.mean()
+    r = mx / my
+    vx = num.var(axis=0, ddof=1)
+    vy = den.var(ddof=1)
+    cov = ((num - mx) * (den - my)[:, None]).sum(axis=0) / (n - 1)
+    var = (vx - 2 * r * cov + r * r * vy) / (n * my * my)
+    return r, np.maximum(var, 0.0)
 
 
 def _first(mask: np.ndarray) -> int | tuple[int, ...]:

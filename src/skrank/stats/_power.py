@@ -40,9 +40,18 @@ def _tail(crit: float, shift: float, df: int, method: str) -> float:
     return 0.0 if math.isnan(p) else p
 
 
-def _critical(alpha: float, n: int, alternative: str, method: str) -> float:
+def critical_value(alpha: float, alternative: str, df: int | None = None) -> float:
+    """Critical value of a test at level ``alpha``: the quantile ``1 - alpha/2`` (two-sided)
+    or ``1 - alpha`` (one-sided) of the standard normal (``df=None``) or of Student's t.
+
+    Shared with :func:`skrank.online.sample_size_per_arm` (its ``z_a``).
+    """
     q = 1.0 - (alpha / 2.0 if alternative == "two-sided" else alpha)
-    return float(special.stdtrit(n - 1, q) if method == "t" else special.ndtri(q))
+    return float(special.ndtri(q) if df is None else special.stdtrit(df, q))
+
+
+def _critical(alpha: float, n: int, alternative: str, method: str) -> float:
+    return critical_value(alpha, alternative, n - 1 if method == "t" else None)
 
 
 def _power_std(effect: float, n: int, alpha: float, alternative: str, method: str,
