@@ -50,6 +50,7 @@ import numpy as np
 from ._validation import check_choice, check_int, param_error
 from .exceptions import InputError
 from .stats import Interval, PairedComparison, multiple_comparisons, paired_comparison
+from .stats._corrections import CORRECTIONS, TESTS
 
 __all__ = [
     "SegmentRow",
@@ -65,8 +66,6 @@ __all__ = [
     "segment_table",
 ]
 
-_CORRECTIONS = ("holm", "bh", "bonferroni", "none")
-_TESTS = ("randomization", "t", "wilcoxon")
 _BASES = ("traffic", "queries")
 #: Below this many queries a segment's bootstrap interval is flagged as unreliable.
 SMALL_SEGMENT = 10
@@ -862,8 +861,8 @@ def segment_table(
     if not isinstance(segmentation, Segmentation):
         raise param_error("segmentation", "a skrank.segments.Segmentation",
                           type(segmentation).__name__, caller)
-    correction = check_choice("correction", correction, _CORRECTIONS, caller)
-    test = check_choice("test", test, _TESTS, caller)
+    correction = check_choice("correction", correction, CORRECTIONS, caller)
+    test = check_choice("test", test, TESTS, caller)
     q = _as_1d(qids, "qids", caller)
     av = _as_1d(a, "a", caller).astype(np.float64)
     _same_length(av, q, "a", caller)

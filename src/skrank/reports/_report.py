@@ -14,12 +14,10 @@ from ..metrics._result import EvaluationResult, MetricResult
 from ..metrics._spec import Metric
 from ..segments import Segmentation, SegmentTable, _key, segment_table
 from ..stats import ComparisonTable, PairedComparison, comparison_table, paired_comparison
+from ..stats._checks import check_alternative
+from ..stats._corrections import CORRECTIONS, TESTS
 
 __all__ = ["Report", "build_report"]
-
-_CORRECTIONS = ("holm", "bh", "bonferroni", "none")
-_TESTS = ("randomization", "t", "wilcoxon")
-_ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 def _listing(values: Sequence[Any], limit: int = 5) -> str:
@@ -369,9 +367,9 @@ def build_report(
                 f"{[str(m) for m in res.metrics]} but {next(iter(systems))!r} has "
                 f"{[str(m) for m in metrics]}."
             )
-    correction = check_choice("correction", correction, _CORRECTIONS, caller)
-    test = check_choice("test", test, _TESTS, caller)
-    alternative = check_choice("alternative", alternative, _ALTERNATIVES, caller)
+    correction = check_choice("correction", correction, CORRECTIONS, caller)
+    test = check_choice("test", test, TESTS, caller)
+    alternative = check_alternative(alternative, caller)
     top_losses = check_int("top_losses", top_losses, min_value=0, caller=caller)
     if baseline is not None and baseline not in systems:
         raise param_error("baseline", "None or one of the systems ("

@@ -162,25 +162,22 @@ def _wilcoxon(d: np.ndarray, alternative: str) -> SignificanceTest:
     n_zero = int(np.count_nonzero(d == 0))
     if n_zero == d.size:
         return SignificanceTest("wilcoxon", 0.0, 1.0, alternative, exact=True, n_zero=n_zero)
-    if d.size > _WILCOXON_EXACT_MAX:
-        res = stats.wilcoxon(d, alternative=alternative, method="asymptotic")
-        return SignificanceTest("wilcoxon", float(res.statistic), float(res.pvalue), alternative,
-                                exact=False, n_zero=n_zero)
-    nz = d[d != 0]
-    ranks = stats.rankdata(np.abs(nz))
-    has_ties = np.unique(ranks).size < ranks.size
-    if not has_ties and n_zero == 0:
-        res = stats.wilcoxon(d, alternative=alternative, method="exact")
-        return SignificanceTest("wilcoxon", float(res.statistic), float(res.pvalue), alternative,
-                                exact=True, n_zero=n_zero)
-    if d.size <= _WILCOXON_ENUMERATE_MAX:
-        signed = np.where(nz > 0, ranks, -ranks)
-        p, _, _ = sign_flip(signed, 1 << nz.size, alternative, np.random.default_rng(0))
-        r_plus = float(ranks[nz > 0].sum())
-        r_minus = float(ranks[nz < 0].sum())
-        statistic = min(r_plus, r_minus) if alternative == "two-sided" else r_plus
-        return SignificanceTest("wilcoxon", statistic, p, alternative, exact=True,
-                                n_zero=n_zero)
+    if d.size <= _WILCOXON_EXACT_MAX:
+        nz = d[d != 0]
+        ranks = stats.rankdata(np.abs(nz))
+        has_ties = np.unique(ranks).size < ranks.size
+        if not has_ties and n_zero == 0:
+            res = stats.wilcoxon(d, alternative=alternative, method="exact")
+            return SignificanceTest("wilcoxon", float(res.statistic), float(res.pvalue),
+                                    alternative, exact=True, n_zero=n_zero)
+        if d.size <= _WILCOXON_ENUMERATE_MAX:
+            signed = np.where(nz > 0, ranks, -ranks)
+            p, _, _ = sign_flip(signed, 1 << nz.size, alternative, np.random.default_rng(0))
+            r_plus = float(ranks[nz > 0].sum())
+            r_minus = float(ranks[nz < 0].sum())
+            statistic = min(r_plus, r_minus) if alternative == "two-sided" else r_plus
+            return SignificanceTest("wilcoxon", statistic, p, alternative, exact=True,
+                                    n_zero=n_zero)
     res = stats.wilcoxon(d, alternative=alternative, method="asymptotic")
     return SignificanceTest("wilcoxon", float(res.statistic), float(res.pvalue), alternative,
                             exact=False, n_zero=n_zero)
