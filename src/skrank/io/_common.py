@@ -1,10 +1,12 @@
-"""Helpers shared by the readers: opening paths or file objects, gzip, error messages."""
+"""Helpers shared by the readers: opening paths or file objects, gzip, numbers, error messages."""
 
 from __future__ import annotations
 
 import gzip
 import os
 from typing import IO, Union
+
+import numpy as np
 
 from ..exceptions import InputError
 
@@ -53,6 +55,24 @@ def read_text(source: Source) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(f"{name}, line {line}: the file is not valid UTF-8 text.") from None
+
+
+def first_bad(tokens: list[str], convert: type) -> int:
+    """Return the position of the first token that ``convert`` rejects."""
+    for i, tok in enumerate(tokens):
+        try:
+            convert(tok)
+        except (ValueError, OverflowError):
+            return i
+    raise AssertionError("unreachable: every token converts")  # pragma: no cover
+
+
+def to_array(tokens: list[str], convert: type, dtype: type) -> np.ndarray | int:
+    """Convert ``tokens`` in bulk; on failure return the position of the first bad token."""
+    try:
+        return np.array(list(map(convert, tokens)), dtype=dtype)
+    except (ValueError, OverflowError):
+        return first_bad(tokens, convert)
 
 
 def where(name: str, lineno: int) -> str:

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from .._validation import check_int, param_error
 from ..exceptions import InputError
-from ._common import Source, read_text, source_name, where
+from ._common import Source, read_text, source_name, to_array, where
 
 __all__ = ["LibSVMData", "read_libsvm"]
 
@@ -43,24 +43,6 @@ class LibSVMData(NamedTuple):
     X: sp.csr_matrix
     y: np.ndarray
     qid: np.ndarray | None
-
-
-def _first_bad(tokens: list[str], convert: type) -> int:
-    """Return the position of the first token that ``convert`` rejects."""
-    for i, tok in enumerate(tokens):
-        try:
-            convert(tok)
-        except ValueError:
-            return i
-    raise AssertionError("unreachable: every token converts")  # pragma: no cover
-
-
-def _to_array(tokens: list[str], convert: type, dtype: type) -> np.ndarray | int:
-    """Convert ``tokens`` in bulk; on failure return the position of the first bad token."""
-    try:
-        return np.array(list(map(convert, tokens)), dtype=dtype)
-    except (ValueError, OverflowError):
-        return _first_bad(tokens, convert)
 
 
 def read_libsvm(
@@ -166,14 +148,14 @@ def read_libsvm(
         )
     row_lines = np.asarray(linenos, dtype=np.int64)
 
-    y = _to_array(labels, float, np.float64)
+    y = to_array(labels, float, np.float64)
     if isinstance(y, int):
         raise InputError(
             f"{where(name, linenos[y])}: the label {labels[y]!r} is not a number."
         )
     qid: np.ndarray | None = None
     if qids:
-        qid_or_bad = _to_array(qids, int, np.int64)
+        qid_or_bad = to_array(qids, int, np.int64)
         if isinstance(qid_or_bad, int):
             raise InputError(
                 f"{where(name, linenos[qid_or_bad])}: the query id {qids[qid_or_bad]!r} is not "
@@ -185,13 +167,13 @@ def read_libsvm(
     entry_row = np.repeat(np.arange(n_rows), counts)
     idx_tokens = pairs[0::2]
     val_tokens = pairs[1::2]
-    idx = _to_array(idx_tokens, int, np.int64)
+    idx = to_array(idx_tokens, int, np.int64)
     if isinstance(idx, int):
         raise InputError(
             f"{where(name, int(row_lines[entry_row[idx]]))}: the feature index "
             f"{idx_tokens[idx]!r} is not an integer."
         )
-    val = _to_array(val_tokens, float, np.float64)
+    val = to_array(val_tokens, float, np.float64)
     if isinstance(val, int):
         raise InputError(
             f"{where(name, int(row_lines[entry_row[val]]))}: the feature value "

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import InputError
-from ._common import Source, read_text, source_name, where
+from ._common import Source, read_text, source_name, to_array, where
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run"]
 
@@ -82,26 +82,22 @@ def _check_field_counts(
         )
 
 
-def _duplicates(qid: list[str], doc: list[str]) -> tuple[int, int] | None:
-    """Return the positions of the first repeated (qid, doc) pair, or None."""
+def _check_duplicates(
+    qid: list[str], doc: list[str], linenos: list[int], name: str, verb: str, what: str
+) -> None:
+    """Raise on the first (qid, doc) pair met twice, naming both lines (as trec_eval stops)."""
     pairs = list(zip(qid, doc))
     if len(set(pairs)) == len(pairs):
-        return None
+        return
     seen: dict[tuple[str, str], int] = {}
-    for i, p in enumerate(pairs):
-        j = seen.setdefault(p, i)
-        if j != i:
-            return j, i
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _first_bad(tokens: list[str], convert: type) -> int:
-    for i, tok in enumerate(tokens):
-        try:
-            convert(tok)
-        except (ValueError, OverflowError):
-            return i
-    raise AssertionError("unreachable")  # pragma: no cover
+    for b, p in enumerate(pairs):  # pragma: no branch - a repeat exists
+        a = seen.setdefault(p, b)
+        if a != b:
+            raise InputError(
+                f"{where(name, linenos[b])}: document {doc[b]!r} is {verb} twice for query "
+                f"{qid[b]!r} (first on line {linenos[a]}); trec_eval refuses duplicate {what} "
+                f"too."
+            )
 
 
 def _as_str_array(values: list[str]) -> np.ndarray:
@@ -218,22 +214,13 @@ def read_qrels(source: Source) -> Qrels:
         qid = [r[0] for r in rows]
         doc = [r[2] for r in rows]
         rel_tokens = [r[3] for r in rows]
-        try:
-            rel = np.array(list(map(int, rel_tokens)), dtype=np.int64)
-        except (ValueError, OverflowError):
-            i = _first_bad(rel_tokens, int)
+        rel = to_array(rel_tokens, int, np.int64)
+        if isinstance(rel, int):
             raise InputError(
-                f"{where(name, linenos[i])}: the relevance label {rel_tokens[i]!r} is not an "
+                f"{where(name, linenos[rel])}: the relevance label {rel_tokens[rel]!r} is not an "
                 f"integer."
-            ) from None
-        dup = _duplicates(qid, doc)
-        if dup is not None:
-            a, b = dup
-            raise InputError(
-                f"{where(name, linenos[b])}: document {doc[b]!r} is judged twice for query "
-                f"{qid[b]!r} (first on line {linenos[a]}); trec_eval refuses duplicate "
-                f"judgements too."
             )
+        _check_duplicates(qid, doc, linenos, name, "judged", "judgements")
         return Qrels(qid=_as_str_array(qid), doc_id=_as_str_array(doc), rel=rel, source=name)
 
 
@@ -283,24 +270,16 @@ def read_run(source: Source) -> Run:
         qid = [r[0] for r in rows]
         doc = [r[2] for r in rows]
         score_tokens = [r[4] for r in rows]
-        try:
-            score = np.array(list(map(float, score_tokens)), dtype=np.float64)
-        except ValueError:
-            i = _first_bad(score_tokens, float)
+        score = to_array(score_tokens, float, np.float64)
+        if isinstance(score, int):
             raise InputError(
-                f"{where(name, linenos[i])}: the score {score_tokens[i]!r} is not a number."
-            ) from None
+                f"{where(name, linenos[score])}: the score {score_tokens[score]!r} is not a "
+                f"number."
+            )
         if np.isnan(score).any():
             i = int(np.flatnonzero(np.isnan(score))[0])
             raise InputError(f"{where(name, linenos[i])}: the score is NaN.")
-        dup = _duplicates(qid, doc)
-        if dup is not None:
-            a, b = dup
-            raise InputError(
-                f"{where(name, linenos[b])}: document {doc[b]!r} is retrieved twice for query "
-                f"{qid[b]!r} (first on line {linenos[a]}); trec_eval refuses duplicate "
-                f"documents too."
-            )
+        _check_duplicates(qid, doc, linenos, name, "retrieved", "documents")
         tag = rows[-1][5]
         return Run(
             qid=_as_str_array(qid), doc_id=_as_str_array(doc), score=score, name=tag,
