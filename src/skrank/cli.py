@@ -402,12 +402,17 @@ def _plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
 
 
-def _guess_kind(paths: Sequence[str]) -> str:
-    first = paths[0].lower()
+def _has_table_suffix(path: str) -> bool:
+    """Whether the name ends like a table file (.csv, .tsv, .parquet, ...), compressed or not."""
+    name = path.lower()
     for comp in _COMPRESSED:
-        if first.endswith(comp):
-            first = first[: -len(comp)]
-    if first.endswith(_TABLE_SUFFIXES):
+        if name.endswith(comp):
+            name = name[: -len(comp)]
+    return name.endswith(_TABLE_SUFFIXES)
+
+
+def _guess_kind(paths: Sequence[str]) -> str:
+    if _has_table_suffix(paths[0]):
         return "table"
     try:
         with open(paths[0], "rb") as fh:
@@ -462,6 +467,19 @@ def _resolve_baseline_path(baseline: str | None, names: list[str], paths: list[s
     )
 
 
+def _system_files(baseline: str | None, paths: list[str]
+                  ) -> tuple[list[str], list[str], str | None]:
+    """(paths, names, baseline name) of the system files; a --baseline file that is not one
+    of ``paths`` is added as the last system."""
+    names = _names_from_paths(paths)
+    base_name, base_path = _resolve_baseline_path(baseline, names, paths)
+    if base_path is not None:
+        paths = [*paths, base_path]
+        names = _names_from_paths(paths)
+        base_name = names[-1]
+    return paths, names, base_name
+
+
 def _load_trec(args: argparse.Namespace, progress: _Progress) -> _Loaded:
     from .io import align_run_qrels, read_qrels, read_run
     from .segments import count_candidates
@@ -469,13 +487,8 @@ def _load_trec(args: argparse.Namespace, progress: _Progress) -> _Loaded:
     if len(args.inputs) < 2:
         raise DataError("TREC input needs a qrels file and at least one run: QRELS RUN "
                         "[RUN ...].")
-    qrels_path, run_paths = args.inputs[0], list(args.inputs[1:])
-    names = _names_from_paths(run_paths)
-    base_name, base_path = _resolve_baseline_path(args.baseline, names, run_paths)
-    if base_path is not None:
-        run_paths.append(base_path)
-        names = _names_from_paths(run_paths)
-        base_name = names[-1]
+    qrels_path = args.inputs[0]
+    run_paths, names, base_name = _system_files(args.baseline, list(args.inputs[1:]))
     progress(f"reading {qrels_path}")
     qrels = read_qrels(qrels_path)
     qrels_only = args.qrels_only or ("include" if args.complete else "ignore")
@@ -570,11 +583,7 @@ def _load_table(args: argparse.Namespace, progress: _Progress) -> _Loaded:
 def _table_format(path: str) -> str | None:
     """None when the name tells the format; else parquet by its magic bytes, TSV when the
     first line has a tab, CSV otherwise."""
-    name = path.lower()
-    for comp in _COMPRESSED:
-        if name.endswith(comp):
-            name = name[: -len(comp)]
-    if name.endswith(_TABLE_SUFFIXES):
+    if _has_table_suffix(path):
         return None
     try:
         with open(path, "rb") as fh:
@@ -623,13 +632,8 @@ def _load_libsvm(args: argparse.Namespace, progress: _Progress) -> _Loaded:
     if len(args.inputs) < 2 and args.baseline is None:
         raise DataError("LibSVM input needs the data file and at least one score file: "
                         "LIBSVM SCORES [SCORES ...].")
-    data, score_paths = args.inputs[0], list(args.inputs[1:])
-    names = _names_from_paths(score_paths) if score_paths else []
-    base_name, base_path = _resolve_baseline_path(args.baseline, names, score_paths)
-    if base_path is not None:
-        score_paths.append(base_path)
-        names = _names_from_paths(score_paths)
-        base_name = names[-1]
+    data = args.inputs[0]
+    score_paths, names, base_name = _system_files(args.baseline, list(args.inputs[1:]))
     progress(f"reading {data}")
     table = read_scored_libsvm(data, dict(zip(names, score_paths)), group=args.group)
     loaded = _Loaded("libsvm", [], base_name)
