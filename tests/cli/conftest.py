@@ -10,7 +10,7 @@ from skrank.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TREC = DATA / "trec_eval"
-EXPECTED = DATA / "trec_eval_cli"
+EXPECTED = DATA / "trec_eval_expected"
 FIXTURE = DATA / "fixture_seed" / "fixture.csv"
 #: fewer resamples where the tests do not look at the resampled numbers
 FAST = ["--resamples", "500", "--permutations", "500"]

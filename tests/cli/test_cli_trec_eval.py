@@ -1,9 +1,9 @@
 """``skrank eval --preset trec_eval --format trec`` reproduces trec_eval v10, line for line.
 
 The qrels and runs are trec_eval's own test files (tests/data/trec_eval); the expected
-outputs are trec_eval v10.0's (tests/data/trec_eval_cli, see its README for the commands).
-Every line skrank prints for a measure it offers must be in trec_eval's output, with the
-same 4-decimal value, and every such measure of trec_eval's output must be printed.
+outputs are trec_eval v10.0's (tests/data/trec_eval_expected, see its README for the
+commands). Every line skrank prints for a measure it offers must be in trec_eval's output,
+with the same 4-decimal value, and every such measure of trec_eval's output must be printed.
 """
 
 from __future__ import annotations
