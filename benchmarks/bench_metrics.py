@@ -159,7 +159,7 @@ class Results:
     def value_of(self, n_rows, tool, metric, kind):
         """``kind``: "seconds" (median wall), "cpu" (median process CPU) or "min_seconds"."""
         r = self.get(n_rows, tool, metric)
-        return None if r is None else r.get(kind)
+        return None if r is None else r.get("cpu_seconds" if kind == "cpu" else kind)
 
 
 # ----------------------------------------------------------------------------------- tools
