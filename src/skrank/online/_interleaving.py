@@ -867,6 +867,5 @@ def interleaving_test(
     return InterleavingResult(
         wins=wins, losses=losses, ties=ties, n=n, preference=float(preference),
         p_value=sign_test(wins, losses), ci=percentile_interval(boot, level),
-        confidence_level=level,
-        mean_outcome=float(o.mean()), unit=unit, n_no_click=n_no_click,
+        confidence_level=level, mean_outcome=float(o.mean()), unit=unit, n_no_click=n_no_click,
     )
