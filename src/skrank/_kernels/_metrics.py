@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._select import AVERAGE, INPUT, before, select_top, top_values
+from ._select import AVERAGE, INPUT, before_key, select_top, top_values
 
 # metric kinds (kept in sync with skrank.metrics._spec.METRIC_NAMES)
 NDCG = 0
@@ -87,16 +87,15 @@ def _avg_products(values, n_values, skip, t_max, out):
 
 @njit(cache=True)
 def _query(
-    qrows,
-    labels,
-    scores,
-    tiekey,
-    retrieved,
-    has_retrieved,
-    pool,
+    qs,
+    ql,
+    qt,
+    use_key,
+    pool_extra,
     tie_mode,
     gain_mode,
     gain_table,
+    gain_order,
     rel_min,
     err_scale,
     ap_den,
@@ -107,7 +106,6 @@ def _query(
     out_val,
     out_empty,
     out_ties,
-    ranked,
     top,
     gbuf,
     ibuf,
@@ -116,74 +114,92 @@ def _query(
     hs,
     hl,
     ht,
+    counts,
     terms_times_inverse,
 ):
-    """Evaluate every metric of one query; results go to ``out_*[j]`` for metric j."""
-    n_all = qrows.shape[0]
+    """Evaluate every metric of one query; results go to ``out_*[j]`` for metric j.
+
+    ``qs``, ``ql``, ``qt``: scores, labels and tie keys of the ranked rows, in input order
+    (positions are the last tie-break). ``pool_extra``: labels of judged rows that were not
+    ranked but belong to the ideal ranking (``idcg="pool"``).
+    """
+    n = qs.shape[0]
     m = kinds.shape[0]
-    # ranked rows (retrieved) and the source of the ideal ranking / relevant count
-    n = 0
-    n_src = 0
-    n_rel_src = 0
-    max_gain = 0.0
-    for j in range(n_all):
-        r = qrows[j]
-        is_ranked = (not has_retrieved) or retrieved[r] != 0
-        if is_ranked:
-            if has_retrieved:
-                ranked[n] = r
-            n += 1
-        if is_ranked or pool:
-            g = gain_of(labels[r], gain_mode, gain_table)
-            gbuf[n_src] = g
-            n_src += 1
-            if g > max_gain:
-                max_gain = g
-            if labels[r] >= rel_min:
-                n_rel_src += 1
     # cutoffs: the ideal ranking for NDCG, one shared ordering for every metric but RR
     k_ideal = 0
     k_sort = 0
     for j in range(m):
-        kk = ks[j] if ks[j] > 0 else n_all
+        kk = ks[j] if ks[j] > 0 else n + pool_extra.shape[0]
         if kinds[j] == NDCG and kk > k_ideal:
             k_ideal = kk
         if kinds[j] != RR and kk > k_sort:
             k_sort = kk
-    n_ideal = top_values(gbuf, n_src, k_ideal, ibuf)
-    if has_retrieved:
-        ranked = ranked[:n]
+    # the source of the ideal ranking and of the number of relevant documents
+    n_rel_src = 0
+    max_gain = 0.0
+    n_ideal = 0
+    if gain_mode == GAIN_TABLE:
+        # integer labels: count them; the ideal ranking follows from the counts
+        if k_ideal > 0:
+            counts[:] = 0
+        for part in range(2):
+            src = ql if part == 0 else pool_extra
+            for j in range(src.shape[0]):
+                lab = src[j]
+                g = gain_table[int(lab)]
+                if g > max_gain:
+                    max_gain = g
+                if lab >= rel_min:
+                    n_rel_src += 1
+                if k_ideal > 0:
+                    counts[int(lab)] += 1
+        if k_ideal > 0:
+            for lab in gain_order:
+                c = counts[lab]
+                while c > 0 and n_ideal < k_ideal:
+                    ibuf[n_ideal] = gain_table[lab]
+                    n_ideal += 1
+                    c -= 1
+                if n_ideal == k_ideal:
+                    break
     else:
-        ranked = qrows  # every row is ranked: no copy
+        n_src = 0
+        for part in range(2):
+            src = ql if part == 0 else pool_extra
+            for j in range(src.shape[0]):
+                lab = src[j]
+                g = gain_of(lab, gain_mode, gain_table)
+                gbuf[n_src] = g
+                n_src += 1
+                if g > max_gain:
+                    max_gain = g
+                if lab >= rel_min:
+                    n_rel_src += 1
+        n_ideal = top_values(gbuf, n_src, k_ideal, ibuf)
 
     # ordering of the ranked rows
     k_sort = min(k_sort, n)
     sort_mode = tie_mode if tie_mode != AVERAGE else INPUT  # average: ties by input first
-    n_top = select_top(ranked, n, k_sort, scores, labels, tiekey, sort_mode, top, hs, hl, ht)
+    n_top = select_top(n, k_sort, qs, ql, qt, use_key, sort_mode, top, hs, hl, ht)
 
     # the tie group at the end of the selected prefix may continue beyond it
-    last_score = scores[top[n_top - 1]] if n_top > 0 else 0.0
+    last_score = qs[top[n_top - 1]] if n_top > 0 else 0.0
     last_total = 0  # size of the whole group with the last selected score
     last_lo = 0.0
     last_hi = 0.0
     if n_top > 0:
-        first = True
+        last_lo = ql[top[n_top - 1]]
+        last_hi = last_lo
         for j in range(n):
-            r = ranked[j]
-            if scores[r] == last_score:
-                lab = labels[r]
+            if qs[j] == last_score:
+                lab = ql[j]
                 if tie_mode == AVERAGE:
                     lbuf[last_total] = lab
                 last_total += 1
-                if first:
-                    last_lo = lab
-                    last_hi = lab
-                    first = False
-                else:
-                    last_lo = min(last_lo, lab)
-                    last_hi = max(last_hi, lab)
+                last_lo = min(last_lo, lab)
+                last_hi = max(last_hi, lab)
     last_start = n_top
-    while last_start > 0 and scores[top[last_start - 1]] == last_score:
+    while last_start > 0 and qs[top[last_start - 1]] == last_score:
         last_start -= 1
 
     for j in range(m):
@@ -191,46 +207,42 @@ def _query(
         k = ks[j]
         kk = n if k == 0 else min(k, n)
         graded = kind == NDCG or kind == DCG
-        empty = (max_gain <= 0.0) if graded else (n_rel_src == 0)
-        out_empty[j] = empty
+        out_empty[j] = (max_gain <= 0.0) if graded else (n_rel_src == 0)
         if kind == RR:
-            out_val[j], out_ties[j] = _rr(
-                ranked, n, k, scores, labels, tiekey, tie_mode, rel_min
-            )
+            out_val[j], out_ties[j] = _rr(n, k, qs, ql, qt, use_key, tie_mode, rel_min)
             continue
         if tie_mode == AVERAGE:
             out_val[j] = _expected(
-                kind, kk, k, top, n_top, last_start, last_total, lbuf, scores, labels,
+                kind, kk, k, top, n_top, last_start, last_total, lbuf, qs, ql,
                 gain_mode, gain_table, rel_min, err_scale, ap_den, p_min_kn, n, n_rel_src,
                 disc, ibuf, n_ideal, prodbuf,
             )
         else:
             out_val[j] = _exact(
-                kind, kk, k, top, labels, gain_mode, gain_table, rel_min, err_scale,
+                kind, kk, k, top, ql, gain_mode, gain_table, rel_min, err_scale,
                 ap_den, p_min_kn, n, n_rel_src, disc, ibuf, n_ideal, terms_times_inverse,
             )
         # did a tie with mixed labels fall inside the top kk?
         affected = False
-        if kk > 0:
-            i = 0
-            while i < kk:
-                s = scores[top[i]]
-                lo = labels[top[i]]
-                hi = lo
-                e = i + 1
-                while e < n_top and scores[top[e]] == s:
-                    lab = labels[top[e]]
-                    lo = min(lo, lab)
-                    hi = max(hi, lab)
-                    e += 1
-                cut = e > kk or (s == last_score and last_total > n_top - last_start)
-                if s == last_score:
-                    lo = min(lo, last_lo)
-                    hi = max(hi, last_hi)
-                if hi != lo and (cut or not (kind == P or kind == R or kind == HIT)):
-                    affected = True
-                    break
-                i = e
+        i = 0
+        while i < kk:
+            s = qs[top[i]]
+            lo = ql[top[i]]
+            hi = lo
+            e = i + 1
+            while e < n_top and qs[top[e]] == s:
+                lab = ql[top[e]]
+                lo = min(lo, lab)
+                hi = max(hi, lab)
+                e += 1
+            cut = e > kk or (s == last_score and last_total > n_top - last_start)
+            if s == last_score:
+                lo = min(lo, last_lo)
+                hi = max(hi, last_hi)
+            if hi != lo and (cut or not (kind == P or kind == R or kind == HIT)):
+                affected = True
+                break
+            i = e
         out_ties[j] = affected
 
 
@@ -292,32 +304,36 @@ def _exact(kind, kk, k, top, labels, gain_mode, gain_table, rel_min, err_scale, 
 
 
 @njit(cache=True)
-def _rr(ranked, n, k, scores, labels, tiekey, tie_mode, rel_min):
+def _rr(n, k, qs, ql, qt, use_key, tie_mode, rel_min):
     """Reciprocal rank in O(n): the best relevant row and how many rows rank before it."""
     best = -1
-    for j in range(n):
-        r = ranked[j]
-        if labels[r] >= rel_min:
-            if tie_mode == AVERAGE:
-                if best < 0 or scores[r] > scores[best]:
+    for r in range(n):
+        if ql[r] >= rel_min:
+            if best < 0:
+                best = r
+            elif tie_mode == AVERAGE:
+                if qs[r] > qs[best]:
                     best = r
-            elif best < 0 or before(r, best, scores, labels, tiekey, tie_mode):
+            elif before_key(qs[r], ql[r], qt[r] if use_key else 0, r, qs[best], ql[best],
+                             qt[best] if use_key else 0, best, tie_mode):
                 best = r
     if best < 0:
         return 0.0, False
-    s = scores[best]
+    s = qs[best]
+    lb = ql[best]
+    tb = qt[best] if use_key else 0
     n_before = 0
     g = 0
     g_rel = 0
-    for j in range(n):
-        r = ranked[j]
-        if scores[r] > s:
+    for r in range(n):
+        if qs[r] > s:
             n_before += 1
-        elif scores[r] == s:
+        elif qs[r] == s:
             g += 1
-            if labels[r] >= rel_min:
+            if ql[r] >= rel_min:
                 g_rel += 1
-            if tie_mode != AVERAGE and before(r, best, scores, labels, tiekey, tie_mode):
+            if tie_mode != AVERAGE and before_key(s, ql[r], qt[r] if use_key else 0, r,
+                                                   s, lb, tb, best, tie_mode):
                 n_before += 1
     affected = g > g_rel and g_rel > 0
     if tie_mode != AVERAGE:
@@ -505,6 +521,7 @@ def _lchoose(n, k):
 def evaluate_grouped(
     rows,
     offsets,
+    contiguous,
     labels,
     scores,
     tiekey,
@@ -513,6 +530,7 @@ def evaluate_grouped(
     tie_mode,
     gain_mode,
     gain_table,
+    gain_order,
     rel_min,
     err_scale,
     ap_den,
@@ -524,8 +542,10 @@ def evaluate_grouped(
 ):
     """Evaluate ``kinds``/``ks`` on every query; returns values, empty flags, tie flags.
 
-    Single-threaded on purpose: numba's parallel backend would share (and resize) the
-    process's OpenMP pool with LightGBM and XGBoost, changing their results' last bits.
+    Contiguous queries without a ``retrieved`` mask are read in place; otherwise each
+    query's rows are first gathered into local buffers. Single-threaded on purpose: numba's
+    parallel backend would share (and resize) the process's OpenMP pool with LightGBM and
+    XGBoost, changing their results' last bits.
     """
     n_q = offsets.shape[0] - 1
     m = kinds.shape[0]
@@ -534,22 +554,54 @@ def evaluate_grouped(
     ties = np.zeros((n_q, m), dtype=np.bool_)
     if n_q == 0:
         return values, empty, ties
-    disc = discounts(max(max_query, 1))
+    size = max(max_query, 1)
+    disc = discounts(size)
     has_retrieved = retrieved.shape[0] > 0
-    ranked = np.empty(max_query, dtype=np.int64)
-    top = np.empty(max_query, dtype=np.int64)
-    gbuf = np.empty(max_query, dtype=np.float64)
-    ibuf = np.empty(max_query, dtype=np.float64)
-    lbuf = np.empty(2 * max_query + 2, dtype=labels.dtype)
-    prodbuf = np.empty(3 * max_query + 3, dtype=np.float64)
-    hs = np.empty(max_query, dtype=scores.dtype)
-    hl = np.empty(max_query, dtype=labels.dtype)
-    ht = np.empty(max_query, dtype=np.int64)
+    use_key = tiekey.shape[0] > 0
+    in_place = contiguous and not has_retrieved
+    top = np.empty(size, dtype=np.int64)
+    gbuf = np.empty(size, dtype=np.float64)
+    ibuf = np.empty(size, dtype=np.float64)
+    lbuf = np.empty(2 * size + 2, dtype=labels.dtype)
+    prodbuf = np.empty(3 * size + 3, dtype=np.float64)
+    hs = np.empty(size, dtype=scores.dtype)
+    hl = np.empty(size, dtype=labels.dtype)
+    ht = np.empty(size, dtype=np.int64)
+    counts = np.zeros(gain_table.shape[0], dtype=np.int64)
+    bs = np.empty(0 if in_place else size, dtype=scores.dtype)
+    bl = np.empty(0 if in_place else size, dtype=labels.dtype)
+    bt = np.empty(size if use_key and not in_place else 0, dtype=np.int64)
+    bp = np.empty(size if pool and has_retrieved else 0, dtype=labels.dtype)
     for q in range(n_q):
+        lo = offsets[q]
+        hi = offsets[q + 1]
+        if in_place:
+            qs = scores[lo:hi]
+            ql = labels[lo:hi]
+            qt = tiekey[lo:hi] if use_key else tiekey
+            qp = bp[:0]
+        else:
+            n = 0
+            n_pool = 0
+            for j in range(lo, hi):
+                r = rows[j]
+                if has_retrieved and not retrieved[r]:
+                    if pool:
+                        bp[n_pool] = labels[r]
+                        n_pool += 1
+                    continue
+                bs[n] = scores[r]
+                bl[n] = labels[r]
+                if use_key:
+                    bt[n] = tiekey[r]
+                n += 1
+            qs = bs[:n]
+            ql = bl[:n]
+            qt = bt[:n] if use_key else tiekey
+            qp = bp[:n_pool]
         _query(
-            rows[offsets[q]:offsets[q + 1]], labels, scores, tiekey, retrieved,
-            has_retrieved, pool, tie_mode, gain_mode, gain_table, rel_min, err_scale,
-            ap_den, p_min_kn, kinds, ks, disc, values[q], empty[q], ties[q], ranked, top,
-            gbuf, ibuf, lbuf, prodbuf, hs, hl, ht, terms_times_inverse,
+            qs, ql, qt, use_key, qp, tie_mode, gain_mode, gain_table, gain_order, rel_min,
+            err_scale, ap_den, p_min_kn, kinds, ks, disc, values[q], empty[q], ties[q], top,
+            gbuf, ibuf, lbuf, prodbuf, hs, hl, ht, counts, terms_times_inverse,
         )
     return values, empty, ties

@@ -19,32 +19,7 @@ DOCID = 4
 
 
 @njit(cache=True, inline="always")
-def before(a, b, scores, labels, tiekey, mode):
-    """True when row ``a`` is ranked before row ``b``."""
-    sa = scores[a]
-    sb = scores[b]
-    if sa != sb:
-        return sa > sb
-    if mode == PESSIMISTIC:
-        la = labels[a]
-        lb = labels[b]
-        if la != lb:
-            return la < lb
-    elif mode == OPTIMISTIC:
-        la = labels[a]
-        lb = labels[b]
-        if la != lb:
-            return la > lb
-    elif mode == DOCID:
-        ta = tiekey[a]
-        tb = tiekey[b]
-        if ta != tb:
-            return ta > tb
-    return a < b
-
-
-@njit(cache=True, inline="always")
-def _before_key(sa, la, ta, a, sb, lb, tb, b, mode):
+def before_key(sa, la, ta, a, sb, lb, tb, b, mode):
     """``before`` on loaded keys (score, label, tie key, position): no array arguments."""
     if sa != sb:
         return sa > sb
@@ -77,10 +52,10 @@ def _sift_down(out, hs, hl, ht, size, r, sr, lr, tr, mode):
         if child >= size:
             break
         right = child + 1
-        if right < size and _before_key(hs[child], hl[child], ht[child], out[child],
+        if right < size and before_key(hs[child], hl[child], ht[child], out[child],
                                         hs[right], hl[right], ht[right], out[right], mode):
             child = right  # the worse of the two children
-        if not _before_key(sr, lr, tr, r, hs[child], hl[child], ht[child], out[child], mode):
+        if not before_key(sr, lr, tr, r, hs[child], hl[child], ht[child], out[child], mode):
             break
         _put(out, hs, hl, ht, pos, out[child], hs[child], hl[child], ht[child])
         pos = child
@@ -88,8 +63,10 @@ def _sift_down(out, hs, hl, ht, size, r, sr, lr, tr, mode):
 
 
 @njit(cache=True)
-def select_top(rows, n, k, scores, labels, tiekey, mode, out, hs, hl, ht):
-    """Write the best ``k`` of ``rows[:n]`` into ``out[:k]`` in rank order; return k used.
+def select_top(n, k, scores, labels, tiekey, use_key, mode, out, hs, hl, ht):
+    """Write the positions of the best ``k`` of ``n`` rows into ``out[:k]`` in rank order.
+
+    Returns the number written. The inputs are one query's arrays; positions break ties last.
 
     A bounded heap keeps the worst selected row at its root; a row whose score is below the
     root's is rejected with one comparison. The heap's keys (score, label, tie key) live in
@@ -100,10 +77,9 @@ def select_top(rows, n, k, scores, labels, tiekey, mode, out, hs, hl, ht):
         k = n
     if k <= 0:
         return 0
-    use_key = mode == DOCID
+    use_key = use_key and mode == DOCID
     size = 0
-    for j in range(n):
-        r = rows[j]
+    for r in range(n):
         sr = scores[r]
         if size == k and sr < hs[0]:
             continue
@@ -114,14 +90,14 @@ def select_top(rows, n, k, scores, labels, tiekey, mode, out, hs, hl, ht):
             pos = size
             while pos > 0:
                 parent = (pos - 1) // 2
-                if not _before_key(hs[parent], hl[parent], ht[parent], out[parent],
+                if not before_key(hs[parent], hl[parent], ht[parent], out[parent],
                                    sr, lr, tr, r, mode):
                     break
                 _put(out, hs, hl, ht, pos, out[parent], hs[parent], hl[parent], ht[parent])
                 pos = parent
             _put(out, hs, hl, ht, pos, r, sr, lr, tr)
             size += 1
-        elif _before_key(sr, lr, tr, r, hs[0], hl[0], ht[0], out[0], mode):
+        elif before_key(sr, lr, tr, r, hs[0], hl[0], ht[0], out[0], mode):
             _sift_down(out, hs, hl, ht, size, r, sr, lr, tr, mode)  # replaces the root
     # heap sort in place: move the worst to the end, re-place the last entry from the root
     for end in range(size - 1, 0, -1):

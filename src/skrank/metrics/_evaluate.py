@@ -294,8 +294,10 @@ max_label, empty_weighted, arithmetic
     if not isinstance(tie_bounds, bool):
         raise param_error("tie_bounds", "a bool", tie_bounds, caller)
 
-    y_true = _numeric("y_true", _as_1d("y_true", y_true, caller), caller)
-    y_score = _numeric("y_score", _as_1d("y_score", y_score, caller), caller)
+    y_true = np.ascontiguousarray(_numeric("y_true", _as_1d("y_true", y_true, caller), caller))
+    y_score = np.ascontiguousarray(
+        _numeric("y_score", _as_1d("y_score", y_score, caller), caller)
+    )
     n = y_true.shape[0]
     if y_score.shape[0] != n:
         raise InputError(
@@ -377,9 +379,11 @@ def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max
     else:
         gain_mode = K.GAIN_EXP if conv.gain == "exp" else K.GAIN_LINEAR
         table = np.zeros(1, dtype=np.float64)
+    # labels by decreasing gain: the ideal ranking of a query follows from its label counts
+    order = np.argsort(-table, kind="stable").astype(np.int64)
     return K.evaluate_grouped(
-        grouping.rows, grouping.offsets, y_true, y_score, tiekey, mask,
-        conv.idcg == "pool", _TIE[tie_rule], gain_mode, table, float(conv.rel_min),
+        grouping.rows, grouping.offsets, grouping.contiguous, y_true, y_score, tiekey, mask,
+        conv.idcg == "pool", _TIE[tie_rule], gain_mode, table, order, float(conv.rel_min),
         float(2.0 ** -max_lab), _AP_DEN[conv.ap_denominator], conv.p_divisor == "min_k_n",
         kinds, ks, max(grouping.max_size, 1), conv.arithmetic == "xgboost",
     )
