@@ -2,181 +2,58 @@
 
 Nothing here imports LightGBM at module import time: the metric callables only read the
 ``Dataset`` they are given, and :func:`early_stopping` imports LightGBM when it is created.
-
-:class:`_MetricSet` (the metrics, their conventions and the checks shared by the LightGBM and
-XGBoost adapters) also serves :mod:`skrank.integrations._xgb_metric`.
+The metric set and its checks are shared with XGBoost's adapter (:mod:`._common`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_real, param_error
-from ..conventions import Conventions, resolve_conventions
+from .._validation import check_int, param_error
+from ..conventions import Conventions
 from ..exceptions import InputError
-from ..metrics._evaluate import evaluate
 from ..metrics._spec import Metric
+from ._common import (
+    MetricSet,
+    MetricSetView,
+    check_min_delta,
+    factory_params,
+    import_optional,
+    improved,
+)
 
 __all__ = ["LightGBMEvalMetric", "LightGBMFeval", "early_stopping", "eval_metric", "feval"]
 
 
 def _import_lightgbm(caller: str):
-    try:
-        import lightgbm
-    except ImportError as exc:  # pragma: no cover - lightgbm is installed for the tests
-        raise ImportError(
-            f"{caller} needs LightGBM: pip install 'skrank[lightgbm]'"
-        ) from exc
-    return lightgbm
+    return import_optional("lightgbm", "LightGBM", caller)
 
 
-class _MetricSet:
-    """Parsed metrics + resolved conventions + the checks every training-time metric makes."""
-
-    def __init__(
-        self,
-        metrics: Sequence[str | Metric],
-        preset: str | None,
-        conventions: Conventions | None,
-        overrides: dict[str, Any],
-        prefix: str,
-        caller: str,
-    ) -> None:
-        self.caller = caller
-        if len(metrics) == 1 and not isinstance(metrics[0], (str, Metric)):
-            metrics = tuple(metrics[0])  # feval(["ndcg@5", "rr"]) as well as feval("ndcg@5", "rr")
-        if len(metrics) == 0:
-            raise param_error(
-                "metrics", "at least one metric name such as 'ndcg@5'", (), caller
-            )
-        specs: list[Metric] = []
-        for m in metrics:
-            spec = Metric.parse(m)
-            if spec not in specs:
-                specs.append(spec)
-        self.metrics: tuple[Metric, ...] = tuple(specs)
-        if not isinstance(prefix, str) or any(c.isspace() or c in ":," for c in prefix):
-            raise param_error(
-                "prefix", "a str without spaces, ':' or ','", prefix, caller
-            )
-        self.prefix = prefix
-        # validated now; evaluate() gets preset + overrides so that a preset's per-metric
-        # exceptions (e.g. LightGBM's map@k weighting empty queries) still apply
-        self.conventions: Conventions = resolve_conventions(preset, conventions, **overrides)
-        self._evaluate_kwargs: dict[str, Any] = dict(
-            preset=preset, conventions=conventions,
-            **{k: v for k, v in overrides.items() if v is not None},
-        )
-        if self.conventions.ties == "docid":
-            raise param_error(
-                "ties",
-                "one of 'pessimistic', 'optimistic', 'input', 'average' (a training Dataset "
-                "carries no document ids for 'docid')",
-                "docid",
-                caller,
-            )
-        # A threshold is explicit when rel_min is passed or comes from a preset / Conventions.
-        self.threshold_given = (
-            overrides.get("rel_min") is not None or preset is not None or conventions is not None
-        )
-        self.names: tuple[str, ...] = tuple(f"{prefix}{m}" for m in self.metrics)
-
-    def describe(self) -> str:
-        shown = ", ".join(self.names)
-        return f"{shown} ({self.conventions.describe(('ties', 'empty', 'rel_min'))})"
-
-    # -- checks ---------------------------------------------------------------------------
-    def check_scores(self, y_pred: Any, n_rows: int, where: str) -> np.ndarray:
-        pred = np.asarray(y_pred)
-        if pred.ndim == 2 and pred.shape[1] == 1:
-            pred = pred[:, 0]
-        if pred.ndim != 1:
-            raise InputError(
-                f"{self.caller} needs one ranking score per row, but {where} has predictions "
-                f"of shape {pred.shape}: a multiclass or multi-output objective does not rank. "
-                "Train with a ranking objective ('lambdarank', 'rank_xendcg', 'rank:ndcg', ...) "
-                "or another single-score objective."
-            )
-        if pred.shape[0] != n_rows:
-            raise InputError(
-                f"{self.caller} needs one ranking score per row: {where} has {n_rows} rows but "
-                f"{pred.shape[0]} predictions (a multiclass objective flattens one score per "
-                "class; it does not rank)."
-            )
-        return pred
-
-    def check_labels(self, y_true: np.ndarray, where: str) -> None:
-        if self.threshold_given or y_true.shape[0] == 0:
-            return
-        binary = [str(m) for m in self.metrics if m.is_binary]
-        if not binary:
-            return
-        top = float(np.max(y_true))
-        if top > 1:
-            what = (f"{binary[0]} is a binary metric" if len(binary) == 1
-                    else f"{', '.join(binary)} are binary metrics")
-            raise InputError(
-                f"{what} but the labels of {where} are graded "
-                f"(largest label {top:g}). Say which labels are relevant: pass rel_min= "
-                f"(relevant when label >= rel_min), e.g. {self.caller}({binary[0]!r}, "
-                "rel_min=1), or a preset (preset='lightgbm' or 'xgboost': relevant when "
-                "label > 0)."
-            )
-
-    def no_groups(self, where: str, how: str) -> InputError:
-        return InputError(
-            f"{self.caller} ranks documents within queries, but {where} has no query groups. "
-            f"{how} A skrank ranking metric is meaningless without them (for a "
-            "non-ranking objective without queries use the library's own metrics)."
-        )
-
-    # -- evaluation -----------------------------------------------------------------------
-    def values(
-        self,
-        y_true: Any,
-        y_pred: np.ndarray,
-        sizes: np.ndarray,
-        sample_weight: np.ndarray | None,
-        where: str,
-    ) -> list[float]:
-        y = np.asarray(y_true)
-        self.check_labels(y, where)
-        res = evaluate(
-            y,
-            y_pred,
-            group=sizes,
-            metrics=self.metrics,
-            sample_weight=sample_weight,
-            _caller=self.caller,
-            **self._evaluate_kwargs,
-        )
-        return [float(res[m].value) for m in self.metrics]
-
-
-def _group_sizes(group: Any) -> np.ndarray | None:
-    if group is None:
+def _field(values: Any, dtype: type) -> np.ndarray | None:
+    """A LightGBM field (query sizes, weights) as ``dtype``; None when not set (None or empty)."""
+    if values is None:
         return None
-    sizes = np.asarray(group)
-    if sizes.size == 0:
+    arr = np.asarray(values)
+    if arr.size == 0:
         return None
-    return sizes.astype(np.int64, copy=False)
+    return arr.astype(dtype, copy=False)
 
 
-def _lgbm_weights(weight: Any) -> np.ndarray | None:
-    if weight is None:
-        return None
-    w = np.asarray(weight)
-    if w.size == 0:
-        return None
+def _results(
+    s: MetricSet, y_true: Any, y_pred: Any, sizes: np.ndarray, weight: Any, where: str
+) -> list[tuple[str, float, bool]]:
+    """``[(name, value, True), ...]``: what LightGBM expects of a metric callable."""
+    n = int(np.asarray(y_true).shape[0])
+    pred = s.check_scores(y_pred, n, where)
     # LightGBM stores weights as float32 and averages them per query in float32
-    return w.astype(np.float32, copy=False)
+    values = s.values(y_true, pred, sizes, _field(weight, np.float32), where)
+    return [(name, v, True) for name, v in zip(s.names, values)]
 
 
-class LightGBMFeval:
+class LightGBMFeval(MetricSetView):
     """A ``feval`` for :func:`lightgbm.train`: skrank metrics on each evaluated ``Dataset``.
 
     Created by :func:`skrank.lightgbm.feval`; called by LightGBM as ``f(preds, eval_data)``
@@ -194,21 +71,6 @@ class LightGBMFeval:
         The conventions in force.
     """
 
-    def __init__(self, metric_set: _MetricSet) -> None:
-        self._set = metric_set
-
-    @property
-    def metrics(self) -> tuple[Metric, ...]:
-        return self._set.metrics
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return self._set.names
-
-    @property
-    def conventions(self) -> Conventions:
-        return self._set.conventions
-
     def __repr__(self) -> str:
         return f"<skrank LightGBM feval {self._set.describe()}>"
 
@@ -221,22 +83,18 @@ class LightGBMFeval:
                 f"{type(eval_data).__name__} as eval_data. For LGBMRanker.fit(eval_metric=...) "
                 "use skrank.lightgbm.eval_metric(...)."
             )
-        sizes = _group_sizes(eval_data.get_group())
+        sizes = _field(eval_data.get_group(), np.int64)
         if sizes is None:
             raise s.no_groups(
                 "the evaluated lightgbm.Dataset",
                 "Build it with lgb.Dataset(X, y, group=sizes) (or reference= a Dataset that "
                 "has them).",
             )
-        y_true = eval_data.get_label()
-        n = int(np.asarray(y_true).shape[0])
-        pred = s.check_scores(preds, n, "the evaluated Dataset")
-        values = s.values(y_true, pred, sizes, _lgbm_weights(eval_data.get_weight()),
-                          "the evaluated Dataset")
-        return [(name, v, True) for name, v in zip(s.names, values)]
+        return _results(s, eval_data.get_label(), preds, sizes, eval_data.get_weight(),
+                        "the evaluated Dataset")
 
 
-class LightGBMEvalMetric:
+class LightGBMEvalMetric(MetricSetView):
     """An ``eval_metric`` for ``LGBMRanker.fit``: called as ``f(y_true, y_pred, weight, group)``.
 
     Created by :func:`skrank.lightgbm.eval_metric`. LightGBM's scikit-learn API counts the
@@ -249,21 +107,6 @@ class LightGBMEvalMetric:
         As for :class:`LightGBMFeval`.
     """
 
-    def __init__(self, metric_set: _MetricSet) -> None:
-        self._set = metric_set
-
-    @property
-    def metrics(self) -> tuple[Metric, ...]:
-        return self._set.metrics
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return self._set.names
-
-    @property
-    def conventions(self) -> Conventions:
-        return self._set.conventions
-
     def __repr__(self) -> str:
         return f"<skrank LightGBM eval_metric {self._set.describe()}>"
 
@@ -271,38 +114,24 @@ class LightGBMEvalMetric:
         self, y_true: Any, y_pred: Any, weight: Any, group: Any
     ) -> list[tuple[str, float, bool]]:
         s = self._set
-        sizes = _group_sizes(group)
+        sizes = _field(group, np.int64)
         if sizes is None:
             raise s.no_groups(
                 "the evaluation set",
                 "Fit LGBMRanker with group= and give eval_group= for every eval_set entry.",
             )
-        n = int(np.asarray(y_true).shape[0])
-        pred = s.check_scores(y_pred, n, "the evaluation set")
-        values = s.values(y_true, pred, sizes, _lgbm_weights(weight), "the evaluation set")
-        return [(name, v, True) for name, v in zip(s.names, values)]
+        return _results(s, y_true, y_pred, sizes, weight, "the evaluation set")
 
 
 _FACTORY_DOC_PARAMS = """
     Parameters
-    ----------
-    *metrics : str or Metric
-        One or more metric names (``"ndcg@5"``, ``"ap@10"``, ``"rr"``, ``"err@5"``, ...), or
-        one list of them.
-    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"}, optional
-        Start from a reference library's conventions. With ``preset="lightgbm"`` the values
-        equal LightGBM's own ``ndcg@k`` and ``map@k`` bit for bit (``num_threads=1``).
-    conventions : Conventions, optional
-        A complete set of conventions to start from instead of ``preset``.
-    prefix : str, default="skrank\\_"
-        Prepended to each canonical metric name to form the name LightGBM records
+    ----------""" + factory_params(
+    preset="""With ``preset="lightgbm"`` the values
+        equal LightGBM's own ``ndcg@k`` and ``map@k`` bit for bit (``num_threads=1``).""",
+    prefix="""Prepended to each canonical metric name to form the name LightGBM records
         (``"skrank_ndcg@5"``); it keeps skrank's values apart from LightGBM's built-in
-        ``ndcg@5``. Use different prefixes for two callables with different conventions.
-    **overrides
-        Any convention of :class:`skrank.Conventions` (``ties=``, ``gain=``, ``empty=``,
-        ``rel_min=``, ...). Without a preset skrank's defaults apply (``ties="pessimistic"``,
-        ``empty="exclude"``, ``gain="exp"``).
-"""
+        ``ndcg@5``. Use different prefixes for two callables with different conventions.""",
+)
 
 
 def feval(
@@ -359,7 +188,7 @@ def feval(
     >>> log["training"]["skrank_ndcg@5"] == log["training"]["ndcg@5"]
     True
     """
-    return LightGBMFeval(_MetricSet(metrics, preset, conventions, overrides, prefix,
+    return LightGBMFeval(MetricSet(metrics, preset, conventions, overrides, prefix,
                                     "skrank.lightgbm.feval"))
 
 
@@ -396,20 +225,12 @@ def eval_metric(
     >>> res["skrank_ndcg@5"] == res["ndcg@5"]
     True
     """
-    return LightGBMEvalMetric(_MetricSet(metrics, preset, conventions, overrides, prefix,
+    return LightGBMEvalMetric(MetricSet(metrics, preset, conventions, overrides, prefix,
                                          "skrank.lightgbm.eval_metric"))
 
 
 feval.__doc__ = feval.__doc__.format(params=_FACTORY_DOC_PARAMS)
 eval_metric.__doc__ = eval_metric.__doc__.format(params=_FACTORY_DOC_PARAMS)
-
-
-def _improved(value: float, best: float, maximize: bool, min_delta: float) -> bool:
-    if math.isnan(value):
-        return False
-    if math.isnan(best):
-        return True
-    return value > best + min_delta if maximize else value < best - min_delta
 
 
 class _EarlyStopping:
@@ -498,7 +319,7 @@ class _EarlyStopping:
             raise RuntimeError("LightGBM changed the order of its evaluation results.")
         value = float(entry[2])
         self.history.append(value)
-        if not self._best_list or _improved(value, self.best_score, self._maximize,
+        if not self._best_list or improved(value, self.best_score, self._maximize,
                                             self.min_delta):
             self.best_score = value
             self.best_iteration = env.iteration
@@ -582,9 +403,7 @@ def early_stopping(
         raise param_error("data_name", "a str or None", data_name, caller)
     if maximize is not None and not isinstance(maximize, bool):
         raise param_error("maximize", "a bool or None", maximize, caller)
-    min_delta = check_real("min_delta", min_delta, caller=caller)
-    if min_delta < 0:
-        raise param_error("min_delta", "a finite real number >= 0", min_delta, caller)
+    min_delta = check_min_delta(min_delta, caller)
     if not isinstance(verbose, bool):
         raise param_error("verbose", "a bool", verbose, caller)
     _import_lightgbm(caller)

@@ -14,25 +14,27 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_real, param_error
+from .._validation import check_int, param_error
 from ..conventions import Conventions
 from ..exceptions import InputError
-from ..metrics._evaluate import evaluate
 from ..metrics._spec import Metric
-from ._lgbm_metric import _improved, _MetricSet
+from ._common import (
+    MetricSet,
+    MetricSetView,
+    check_min_delta,
+    factory_params,
+    import_optional,
+    improved,
+)
 
 __all__ = ["XGBoostCustomMetric", "custom_metric", "metric_callback"]
 
 
 def _import_xgboost(caller: str):
-    try:
-        import xgboost
-    except ImportError as exc:  # pragma: no cover - xgboost is installed for the tests
-        raise ImportError(f"{caller} needs XGBoost: pip install 'skrank[xgboost]'") from exc
-    return xgboost
+    return import_optional("xgboost", "XGBoost", caller)
 
 
-def _dmatrix_groups(set_: _MetricSet, dmat: Any, where: str) -> np.ndarray:
+def _dmatrix_groups(set_: MetricSet, dmat: Any, where: str) -> np.ndarray:
     ptr = np.asarray(dmat.get_uint_info("group_ptr"))
     if ptr.size < 2:
         raise set_.no_groups(
@@ -59,7 +61,7 @@ def _dmatrix_weights(dmat: Any, sizes: np.ndarray, n_rows: int) -> np.ndarray | 
     )
 
 
-class XGBoostCustomMetric:
+class XGBoostCustomMetric(MetricSetView):
     """A ``custom_metric`` for :func:`xgboost.train`: skrank metrics on each evaluated DMatrix.
 
     Created by :func:`skrank.xgboost.custom_metric`; called by XGBoost as
@@ -74,21 +76,6 @@ class XGBoostCustomMetric:
         The names XGBoost records them under (``prefix`` + canonical metric name).
     conventions : Conventions
     """
-
-    def __init__(self, metric_set: _MetricSet) -> None:
-        self._set = metric_set
-
-    @property
-    def metrics(self) -> tuple[Metric, ...]:
-        return self._set.metrics
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return self._set.names
-
-    @property
-    def conventions(self) -> Conventions:
-        return self._set.conventions
 
     def __repr__(self) -> str:
         return f"<skrank XGBoost custom_metric {self._set.describe()}>"
@@ -115,24 +102,13 @@ class XGBoostCustomMetric:
         return list(zip(self._set.names, self.values(predt, dmatrix)))
 
 
-_PARAMS = """
-    *metrics : str or Metric
-        One or more metric names (``"ndcg@5"``, ``"ap@10"``, ``"rr"``, ``"err@5"``, ...), or
-        one list of them.
-    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"}, optional
-        Start from a reference library's conventions. With ``preset="xgboost"`` the values
+_PARAMS = factory_params(
+    preset="""With ``preset="xgboost"`` the values
         equal XGBoost's ``ndcg@k``, ``ndcg``, ``map@k``, ``map`` and ``pre@k`` (and, with
-        ``empty="zero"``, ``ndcg@k-`` and ``map@k-``) to the printed digits.
-    conventions : Conventions, optional
-        A complete set of conventions to start from instead of ``preset``.
-    prefix : str, default="skrank\\_"
-        Prepended to each canonical metric name to form the recorded name
-        (``"skrank_ndcg@5"``), apart from XGBoost's built-in ``ndcg@5``.
-    **overrides
-        Any convention of :class:`skrank.Conventions` (``ties=``, ``gain=``, ``empty=``,
-        ``rel_min=``, ...). Without a preset skrank's defaults apply (``ties="pessimistic"``,
-        ``empty="exclude"``, ``gain="exp"``).
-"""
+        ``empty="zero"``, ``ndcg@k-`` and ``map@k-``) to the printed digits.""",
+    prefix="""Prepended to each canonical metric name to form the recorded name
+        (``"skrank_ndcg@5"``), apart from XGBoost's built-in ``ndcg@5``.""",
+)
 
 
 def custom_metric(
@@ -183,7 +159,7 @@ def custom_metric(
     True
     """
     return XGBoostCustomMetric(
-        _MetricSet(metrics, preset, conventions, overrides, prefix, "skrank.xgboost.custom_metric")
+        MetricSet(metrics, preset, conventions, overrides, prefix, "skrank.xgboost.custom_metric")
     )
 
 
@@ -207,7 +183,7 @@ class _EvalSet:
         self.weights = weights
 
 
-def _prepare_evals(evals: Any, set_: _MetricSet, xgb: Any) -> list[_EvalSet]:
+def _prepare_evals(evals: Any, set_: MetricSet, xgb: Any) -> list[_EvalSet]:
     caller = set_.caller
     allowed = (
         "a non-empty list of (DMatrix, name) pairs (as for xgboost.train's evals) or of "
@@ -269,7 +245,7 @@ def _callback_class() -> type:
         return _CALLBACK_CLASS
     xgb = _import_xgboost("skrank.xgboost.metric_callback")
 
-    class MetricCallback(xgb.callback.TrainingCallback):
+    class MetricCallback(MetricSetView, xgb.callback.TrainingCallback):
         """Evaluate skrank metrics on whole eval sets after each iteration; early-stop on one.
 
         Created by :func:`skrank.xgboost.metric_callback`, which documents the parameters.
@@ -286,8 +262,7 @@ def _callback_class() -> type:
 
         def __init__(self, metric_set, evals, early_stopping_rounds, data_name, metric_name,
                      min_delta, save_best, output_margin, verbose):
-            super().__init__()
-            self._set = metric_set
+            super().__init__(metric_set)
             self.evals = evals
             self.early_stopping_rounds = early_stopping_rounds
             self.data_name = data_name
@@ -305,18 +280,6 @@ def _callback_class() -> type:
             self.best_score: float | None = None
             self._since_best = 0
             self._start = 0
-
-        @property
-        def names(self) -> tuple[str, ...]:
-            return self._set.names
-
-        @property
-        def metrics(self) -> tuple[Metric, ...]:
-            return self._set.metrics
-
-        @property
-        def conventions(self) -> Conventions:
-            return self._set.conventions
 
         def __repr__(self) -> str:
             es = (f", early stopping on {self._watched()} after "
@@ -366,16 +329,12 @@ def _callback_class() -> type:
             s = self._set
             for ev in self._prepared:
                 pred = model.predict(ev.dmatrix, output_margin=self.output_margin)
-                pred = s.check_scores(pred, int(ev.y_true.shape[0]), f"eval set {ev.name!r}")
-                s.check_labels(ev.y_true, f"eval set {ev.name!r}")
-                res = evaluate(
-                    ev.y_true, pred, ev.qid, group=ev.sizes, metrics=s.metrics,
-                    sample_weight=ev.weights, _caller=s.caller, **s._evaluate_kwargs,
-                )
+                where = f"eval set {ev.name!r}"
+                pred = s.check_scores(pred, int(ev.y_true.shape[0]), where)
+                values = s.values(ev.y_true, pred, ev.sizes, ev.weights, where, qid=ev.qid)
                 data_log = evals_log.setdefault(ev.name, {})
                 mine = self.history.setdefault(ev.name, {})
-                for m, name in zip(s.metrics, s.names):
-                    value = float(res[m].value)
+                for name, value in zip(s.names, values):
                     mine.setdefault(name, []).append(value)
                     data_log.setdefault(name, []).append(value)
             if not self.early_stopping_rounds:
@@ -383,7 +342,7 @@ def _callback_class() -> type:
             data = self.data_name if self.data_name is not None else self._prepared[-1].name
             value = self.history[data][self.metric_name][-1]
             iteration = epoch + self._start
-            if self.best_score is None or _improved(value, self.best_score, True, self.min_delta):
+            if self.best_score is None or improved(value, self.best_score, True, self.min_delta):
                 self.best_score = value
                 self.best_iteration = iteration
                 self._since_best = 0
@@ -491,7 +450,7 @@ def metric_callback(
     True
     """
     caller = "skrank.xgboost.metric_callback"
-    metric_set = _MetricSet(metrics, preset, conventions, overrides, prefix, caller)
+    metric_set = MetricSet(metrics, preset, conventions, overrides, prefix, caller)
     check_int("early_stopping_rounds", early_stopping_rounds, min_value=1, allow_none=True,
               caller=caller)
     if metric_name is None:
@@ -501,9 +460,7 @@ def metric_callback(
                           metric_name, caller)
     if data_name is not None and not isinstance(data_name, str):
         raise param_error("data_name", "a str or None", data_name, caller)
-    min_delta = check_real("min_delta", min_delta, caller=caller)
-    if min_delta < 0:
-        raise param_error("min_delta", "a finite real number >= 0", min_delta, caller)
+    min_delta = check_min_delta(min_delta, caller)
     for flag, value in (("save_best", save_best), ("output_margin", output_margin),
                         ("verbose", verbose)):
         if not isinstance(value, bool):
