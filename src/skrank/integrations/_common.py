@@ -5,7 +5,9 @@
   metric makes and the evaluation; :class:`MetricSetView` gives the callables built on a
   metric set its ``metrics``, ``names`` and ``conventions``; :func:`factory_params`
   documents the factories' common parameters; :func:`improved` and :func:`check_min_delta`
-  serve early stopping.
+  serve early stopping;
+- :func:`check_query_source` and :func:`check_eval_query_source`: the ranker adapters' rule
+  that the queries of a data set come from exactly one of query ids and group sizes.
 
 Nothing here imports LightGBM or XGBoost at module import time.
 """
@@ -226,3 +228,37 @@ def check_min_delta(min_delta: Any, caller: str) -> float:
     if value < 0:
         raise param_error("min_delta", "a finite real number >= 0", value, caller)
     return value
+
+
+# ----------------------------------------------------------------------------------------
+# Ranker adapters
+
+
+def check_query_source(ids: Any, group: Any, where: str, library: str, why_one: str) -> None:
+    """The training queries come from exactly one of query ids (``ids``) and ``group`` sizes.
+
+    ``library`` names whose group sizes they are; ``why_one`` ends the sentence that asks
+    for one of them (``""`` or ``": ..."``).
+    """
+    if group is not None and ids is not None:
+        raise InputError(
+            f"{where} got both 'group' sizes and query ids (the 'qid' argument or a 'qid' "
+            f"column of X). Give one of them{why_one}."
+        )
+    if ids is None and group is None:
+        raise InputError(
+            f"{where} needs the query of each row: pass qid=... (one id per row; with "
+            "metadata routing, params={'qid': qid}), keep the ids in a 'qid' column of "
+            f"a DataFrame X, or pass {library}'s group sizes."
+        )
+
+
+def check_eval_query_source(ids: Any, sizes: Any, where: str, what: str) -> None:
+    """The queries of eval set ``what`` come from exactly one of query ids and group sizes."""
+    if ids is None and sizes is None:
+        raise InputError(
+            f"{where} needs the query ids of {what}: pass eval_qid=[...] (one array per eval "
+            "set), keep them in a 'qid' column of its X, or pass eval_group sizes."
+        )
+    if ids is not None and sizes is not None:
+        raise InputError(f"{where} got both eval_group sizes and query ids for {what}; give one.")

@@ -26,6 +26,7 @@ from ..scorers._queries import (
     split_qid_column,
     take_rows,
 )
+from ._common import check_eval_query_source, check_query_source
 
 __all__ = ["LGBMRanker"]
 
@@ -154,12 +155,8 @@ class LGBMRanker(lightgbm.LGBMRanker):
         """
         where = f"{type(self).__name__}.fit"
         X_feat, ids = resolve_fit_qid(X, qid, where=where)
-        if group is not None and ids is not None:
-            raise InputError(
-                f"{where} got both 'group' sizes and query ids (the 'qid' argument or a 'qid' "
-                "column of X). Give one of them: qid is one id per row, group the sizes of "
-                "contiguous queries."
-            )
+        check_query_source(ids, group, where, "LightGBM",
+                           ": qid is one id per row, group the sizes of contiguous queries")
         common = dict(
             eval_names=eval_names,
             eval_metric=eval_metric,
@@ -170,12 +167,6 @@ class LGBMRanker(lightgbm.LGBMRanker):
             init_model=init_model,
         )
         if ids is None:
-            if group is None:
-                raise InputError(
-                    f"{where} needs the query of each row: pass qid=... (one id per row; with "
-                    "metadata routing, params={'qid': qid}), keep the ids in a 'qid' column of "
-                    "a DataFrame X, or pass LightGBM's group sizes."
-                )
             if eval_qid is not None:
                 raise InputError(
                     f"{where} got eval_qid with group sizes; give the training query ids as "
@@ -216,22 +207,13 @@ class LGBMRanker(lightgbm.LGBMRanker):
             given = eval_qid[i] if eval_qid is not None else None
             Xe_feat, ide = resolve_fit_qid(Xe, given, where=where, what=what)
             sizes = _item(eval_group, i, "eval_group")
+            check_eval_query_source(ide, sizes, where, what)
             if ide is None:
-                if sizes is None:
-                    raise InputError(
-                        f"{where} needs the query ids of {what}: pass eval_qid=[...] (one "
-                        "array per eval set), keep them in a 'qid' column of its X, or pass "
-                        "eval_group sizes."
-                    )
                 out_pairs.append((Xe_feat, ye))
                 out_groups.append(sizes)
                 out_weights.append(weight)
                 out_init.append(init)
                 continue
-            if sizes is not None:
-                raise InputError(
-                    f"{where} got both eval_group sizes and query ids for {what}; give one."
-                )
             eorder = query_order(ide, where=where)
             out_pairs.append((take_rows(Xe_feat, eorder.perm), take_rows(ye, eorder.perm)))
             out_groups.append(eorder.sizes)

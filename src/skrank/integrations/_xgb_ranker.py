@@ -28,6 +28,7 @@ from ..scorers._queries import (
     split_qid_column,
     take_rows,
 )
+from ._common import check_eval_query_source, check_query_source
 
 __all__ = ["XGBRanker"]
 
@@ -131,19 +132,9 @@ class XGBRanker(xgboost.XGBRanker):
         """
         where = f"{type(self).__name__}.fit"
         X_feat, ids = resolve_fit_qid(X, qid, where=where)
-        if group is not None and ids is not None:
-            raise InputError(
-                f"{where} got both 'group' sizes and query ids (the 'qid' argument or a 'qid' "
-                "column of X). Give one of them."
-            )
+        check_query_source(ids, group, where, "XGBoost", "")
         common = dict(verbose=verbose, xgb_model=xgb_model, feature_weights=feature_weights)
         if ids is None:
-            if group is None:
-                raise InputError(
-                    f"{where} needs the query of each row: pass qid=... (one id per row; with "
-                    "metadata routing, params={'qid': qid}), keep the ids in a 'qid' column of "
-                    "a DataFrame X, or pass XGBoost's group sizes."
-                )
             super().fit(
                 X, y, group=group, sample_weight=sample_weight, base_margin=base_margin,
                 eval_set=eval_set, eval_group=eval_group, eval_qid=eval_qid,
@@ -185,19 +176,10 @@ class XGBRanker(xgboost.XGBRanker):
                 given = eval_qid[i] if eval_qid is not None else None
                 Xe_feat, ide = resolve_fit_qid(Xe, given, where=where, what=what)
                 sizes = eval_group[i] if eval_group is not None else None
+                check_eval_query_source(ide, sizes, where, what)
                 if ide is None:
-                    if sizes is None:
-                        raise InputError(
-                            f"{where} needs the query ids of {what}: pass eval_qid=[...] (one "
-                            "array per eval set), keep them in a 'qid' column of its X, or "
-                            "pass eval_group sizes."
-                        )
                     sizes = np.asarray(sizes, dtype=np.int64)
                     ide = np.repeat(np.arange(sizes.shape[0]), sizes)
-                elif sizes is not None:
-                    raise InputError(
-                        f"{where} got both eval_group sizes and query ids for {what}; give one."
-                    )
                 eorder = query_order(ide, where=where)
                 out_pairs.append((take_rows(Xe_feat, eorder.perm), take_rows(ye, eorder.perm)))
                 out_qid.append(eorder.sorted_codes)
