@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .integrations import _lazy
+
 __all__: list[str] = []
 
 # ranker adapter (issue 3): names are added below this line
@@ -20,20 +22,8 @@ if TYPE_CHECKING:  # for type checkers and linters; at run time see __getattr__
     from .integrations._lgbm_ranker import LGBMRanker
 
 
-def __getattr__(name: str):
-    """Import lightgbm only when one of its objects is first used."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+# Import lightgbm only when one of its objects is first used.
+__getattr__, __dir__ = _lazy.lazy_attributes(globals(), _LAZY)
 
 
 # training-time metrics (issue 4): names are added below this line
