@@ -19,74 +19,23 @@ Run: ``python examples/tune_lightgbm_ranker.py`` (about half a minute on two cor
 
 from __future__ import annotations
 
-import time
+from _tuning import tune  # examples/_tuning.py: the part both tuning examples share
+from sklearn.model_selection import GridSearchCV
 
-import pandas as pd
-from sklearn.model_selection import GridSearchCV, GroupKFold
-
-import skrank
-from skrank import map_at, ndcg_at
-from skrank.datasets import load_lambdarank_example
 from skrank.lightgbm import LGBMRanker
 
 
-def with_qid(X, qid, names) -> pd.DataFrame:
-    frame = pd.DataFrame(X, columns=names)
-    frame.insert(0, "qid", qid)
-    return frame
-
-
 def main() -> GridSearchCV:
-    t0 = time.perf_counter()
-    data = load_lambdarank_example()
-    X_train = with_qid(data.X_train, data.qid_train, data.feature_names)
-    X_test = with_qid(data.X_test, data.qid_test, data.feature_names)
-
-    scoring = {
-        "ndcg@5": ndcg_at(5, ties="pessimistic"),
-        "map@10": map_at(10, ties="pessimistic"),
-    }
-    search = GridSearchCV(
+    return tune(
         LGBMRanker(min_child_samples=20, n_jobs=1, verbose=-1, random_state=0),
         param_grid={
             "num_leaves": [7, 31],
             "n_estimators": [50, 100],
             "learning_rate": [0.05, 0.1],
         },
-        cv=GroupKFold(5),
-        scoring=scoring,
-        refit="ndcg@5",
+        preset="lightgbm",
+        library="LightGBM",
     )
-    search.fit(X_train, data.y_train, groups=data.qid_train)
-
-    print("GridSearchCV, GroupKFold(5) over 201 training queries")
-    print(f"  refit scorer: {scoring['ndcg@5']!r}")
-    print(f"  conventions : {scoring['ndcg@5'].conventions.describe(('gain', 'ties', 'empty'))}")
-    results = pd.DataFrame(search.cv_results_)
-    table = pd.DataFrame({
-        "rank": results["rank_test_ndcg@5"],
-        "num_leaves": results["param_num_leaves"],
-        "n_estimators": results["param_n_estimators"],
-        "learning_rate": results["param_learning_rate"],
-        "NDCG@5": results["mean_test_ndcg@5"].map("{:.4f}".format)
-        + " ± " + results["std_test_ndcg@5"].map("{:.4f}".format),
-        "MAP@10": results["mean_test_map@10"].map("{:.4f}".format),
-    }).sort_values("rank")
-    print(table.to_string(index=False))
-    print(f"best: {search.best_params_} (mean NDCG@5 {search.best_score_:.4f})")
-
-    print("\nHeld-out test split (50 queries), the refitted best model:")
-    scores = search.predict(X_test)
-    result = skrank.evaluate(data.y_test, scores, data.qid_test,
-                             metrics=["ndcg@5", "ndcg@10", "ap@10", "rr"],
-                             ties="pessimistic", tie_bounds=True)
-    print(result)
-    lightgbm_way = skrank.evaluate(data.y_test, scores, data.qid_test, metrics=["ndcg@5"],
-                                   preset="lightgbm")
-    print("The same predictions as LightGBM counts them:")
-    print(lightgbm_way)
-    print(f"\nDone in {time.perf_counter() - t0:.1f} s.")
-    return search
 
 
 if __name__ == "__main__":
