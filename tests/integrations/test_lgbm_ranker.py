@@ -13,40 +13,17 @@ import warnings
 
 import lightgbm
 import numpy as np
-import pandas as pd
 import pytest
 import sklearn
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, GroupKFold, KFold, cross_validate
 
 from skrank import InputError, SkrankWarning, ndcg_at
-from skrank.datasets import load_lambdarank_example
 from skrank.lightgbm import LGBMRanker
 
+from ._helpers import frame, gathered
+
 PARAMS = dict(n_estimators=8, num_leaves=7, learning_rate=0.2, n_jobs=1, verbose=-1)
-
-
-@pytest.fixture(scope="module")
-def data():
-    b = load_lambdarank_example()
-    rng = np.random.default_rng(0)
-    perm = rng.permutation(len(b.y_train))  # queries scattered over the rows
-    return b, perm
-
-
-def frame(X, qid, position=0):
-    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
-    df.insert(position, "qid", qid)
-    return df
-
-
-def gathered(qid):
-    """Rows gathered query by query, queries by first appearance, input order inside each."""
-    _, first, inverse = np.unique(qid, return_index=True, return_inverse=True)
-    rank = np.argsort(np.argsort(first, kind="stable"), kind="stable")
-    codes = rank[inverse]
-    order = np.argsort(codes, kind="stable")
-    return order, np.bincount(codes)
 
 
 def test_import_skrank_does_not_import_lightgbm():
@@ -60,20 +37,20 @@ def test_import_skrank_does_not_import_lightgbm():
 
 
 def test_contiguous_queries_give_lightgbm_own_model(data):
-    b, _ = data
+    b = data
     ours = LGBMRanker(**PARAMS).fit(b.X_train, b.y_train, qid=b.qid_train)
     theirs = lightgbm.LGBMRanker(**PARAMS).fit(b.X_train, b.y_train, group=b.group_train)
     np.testing.assert_array_equal(ours.predict(b.X_test), theirs.predict(b.X_test))
     assert ours.booster_.model_to_string() == theirs.booster_.model_to_string()
 
 
-def test_scattered_queries_are_gathered_and_predictions_keep_the_row_order(data):
-    b, perm = data
+def test_scattered_queries_are_gathered_and_predictions_keep_the_row_order(data, perm):
+    b = data
     X, y, qid = b.X_train[perm], b.y_train[perm], b.qid_train[perm]
     w = np.random.default_rng(1).uniform(0.5, 2.0, size=len(y))
     init = np.random.default_rng(2).normal(scale=0.1, size=len(y))
     ours = LGBMRanker(**PARAMS).fit(X, y, qid=qid, sample_weight=w, init_score=init)
-    order, sizes = gathered(qid)
+    order, _, sizes = gathered(qid)
     theirs = lightgbm.LGBMRanker(**PARAMS).fit(X[order], y[order], group=sizes,
                                                sample_weight=w[order], init_score=init[order])
     assert ours.booster_.model_to_string() == theirs.booster_.model_to_string()
@@ -81,7 +58,7 @@ def test_scattered_queries_are_gathered_and_predictions_keep_the_row_order(data)
 
 
 def test_qid_column_is_dropped_and_never_a_feature(data):
-    b, _ = data
+    b = data
     df = frame(b.X_train, b.qid_train, position=5)
     ours = LGBMRanker(**PARAMS).fit(df, b.y_train)
     assert ours.n_features_in_ == 300
@@ -94,7 +71,7 @@ def test_qid_column_is_dropped_and_never_a_feature(data):
 
 
 def test_string_query_ids(data):
-    b, _ = data
+    b = data
     names = np.array([f"query-{q}" for q in b.qid_train])
     ours = LGBMRanker(**PARAMS).fit(b.X_train, b.y_train, qid=names)
     ref = LGBMRanker(**PARAMS).fit(b.X_train, b.y_train, qid=b.qid_train)
@@ -102,14 +79,14 @@ def test_string_query_ids(data):
 
 
 def test_group_sizes_still_work(data):
-    b, _ = data
+    b = data
     ours = LGBMRanker(**PARAMS).fit(b.X_train, b.y_train, group=b.group_train)
     ref = LGBMRanker(**PARAMS).fit(b.X_train, b.y_train, qid=b.qid_train)
     np.testing.assert_array_equal(ours.predict(b.X_test), ref.predict(b.X_test))
 
 
 def test_eval_set_with_its_own_scattered_qid_and_early_stopping(data):
-    b, _ = data
+    b = data
     rng = np.random.default_rng(3)
     vperm = rng.permutation(len(b.y_test))
     Xv, yv, qv = b.X_test[vperm], b.y_test[vperm], b.qid_test[vperm]
@@ -118,7 +95,7 @@ def test_eval_set_with_its_own_scattered_qid_and_early_stopping(data):
         b.X_train, b.y_train, qid=b.qid_train, eval_X=(Xv,), eval_y=(yv,), eval_qid=[qv],
         eval_at=[5], callbacks=[lightgbm.early_stopping(3, verbose=False)],
     )
-    order, sizes = gathered(qv)
+    order, _, sizes = gathered(qv)
     theirs = lightgbm.LGBMRanker(**params).fit(
         b.X_train, b.y_train, group=b.group_train, eval_X=(Xv[order],), eval_y=(yv[order],),
         eval_group=[sizes], eval_at=[5], callbacks=[lightgbm.early_stopping(3, verbose=False)],
@@ -129,7 +106,7 @@ def test_eval_set_with_its_own_scattered_qid_and_early_stopping(data):
 
 
 def test_eval_set_form_and_the_training_set_as_eval_set(data):
-    b, _ = data
+    b = data
     X, y = b.X_train, b.y_train
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=lightgbm.basic.LGBMDeprecationWarning)
@@ -145,7 +122,7 @@ def test_eval_set_form_and_the_training_set_as_eval_set(data):
 
 
 def test_eval_set_with_a_qid_column(data):
-    b, _ = data
+    b = data
     ours = LGBMRanker(**PARAMS).fit(frame(b.X_train, b.qid_train), b.y_train,
                                     eval_X=frame(b.X_test, b.qid_test), eval_y=b.y_test)
     theirs = lightgbm.LGBMRanker(**PARAMS).fit(
@@ -156,7 +133,7 @@ def test_eval_set_with_a_qid_column(data):
 
 
 def test_params_clone_and_pickle_behave_like_lightgbm(data):
-    b, _ = data
+    b = data
     ours = LGBMRanker(**PARAMS, colsample_bytree=0.5)
     theirs = lightgbm.LGBMRanker(**PARAMS, colsample_bytree=0.5)
     assert ours.get_params() == theirs.get_params()
@@ -176,23 +153,23 @@ def test_qid_is_requested_by_default_under_routing():
         assert aliased.consumes("fit", ["groups", "qid"]) == {"groups"}
 
 
-def test_grid_search_on_scattered_rows(data):
+def test_grid_search_on_scattered_rows(data, perm):
     # folds of scattered rows: every training fold has non-contiguous queries
-    b, perm = data
+    b = data
     df = frame(b.X_train[perm], b.qid_train[perm])
     y, qid = b.y_train[perm], b.qid_train[perm]
     search = GridSearchCV(LGBMRanker(**PARAMS), {"num_leaves": [3, 7]}, cv=GroupKFold(3),
                           scoring=ndcg_at(5)).fit(df, y, groups=qid)
     assert np.isfinite(search.cv_results_["mean_test_score"]).all()
     # the best model is the one fitted on the gathered rows
-    order, sizes = gathered(qid)
+    order, _, sizes = gathered(qid)
     ref = lightgbm.LGBMRanker(**{**PARAMS, **search.best_params_}).fit(
         df.drop(columns="qid").iloc[order], y[order], group=sizes)
     np.testing.assert_array_equal(search.predict(df), ref.predict(df.drop(columns="qid")))
 
 
 def test_kfold_that_cuts_queries_warns(data):
-    b, _ = data
+    b = data
     with pytest.warns(SkrankWarning, match=r"the split cut these queries in two"):
         cross_validate(LGBMRanker(**PARAMS), frame(b.X_train, b.qid_train), b.y_train,
                        cv=KFold(3), scoring=ndcg_at(5))
@@ -202,20 +179,20 @@ def test_kfold_that_cuts_queries_warns(data):
 
 
 def test_no_query_ids(data):
-    b, _ = data
+    b = data
     with pytest.raises(InputError, match=r"LGBMRanker\.fit needs the query of each row: pass "
                                          r"qid=\.\.\."):
         LGBMRanker(**PARAMS).fit(b.X_train, b.y_train)
 
 
 def test_group_and_qid_together(data):
-    b, _ = data
+    b = data
     with pytest.raises(InputError, match=r"got both 'group' sizes and query ids"):
         LGBMRanker(**PARAMS).fit(b.X_train, b.y_train, qid=b.qid_train, group=b.group_train)
 
 
 def test_qid_argument_and_column_that_differ(data):
-    b, _ = data
+    b = data
     df = frame(b.X_train, b.qid_train)
     LGBMRanker(**PARAMS).fit(df, b.y_train, qid=b.qid_train)  # agreeing: fine
     with pytest.raises(InputError, match=r"got query ids twice for X, as an argument and as a "
@@ -224,7 +201,7 @@ def test_qid_argument_and_column_that_differ(data):
 
 
 def test_qid_length_and_missing_values(data):
-    b, _ = data
+    b = data
     with pytest.raises(InputError, match=r"X has 3005 rows but the query ids number 3004"):
         LGBMRanker(**PARAMS).fit(b.X_train, b.y_train, qid=b.qid_train[1:])
     qid = b.qid_train.astype(float)
@@ -234,7 +211,7 @@ def test_qid_length_and_missing_values(data):
 
 
 def test_eval_set_without_query_ids(data):
-    b, _ = data
+    b = data
     with pytest.raises(InputError, match=r"needs the query ids of eval set 0: pass "
                                          r"eval_qid=\[\.\.\.\]"):
         LGBMRanker(**PARAMS).fit(b.X_train, b.y_train, qid=b.qid_train,

@@ -16,7 +16,6 @@ import pytest
 
 import skrank
 import skrank.lightgbm
-from skrank.datasets import load_lambdarank_example
 from skrank.exceptions import InputError, InvalidParameterError
 
 KS = (1, 3, 5, 10)
@@ -34,11 +33,6 @@ PARAMS = dict(
     seed=0,
     verbose=-1,
 )
-
-
-@pytest.fixture(scope="module")
-def data():
-    return load_lambdarank_example()
 
 
 def _datasets(data, weights=False, empty_test_queries=0):

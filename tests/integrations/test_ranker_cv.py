@@ -20,7 +20,6 @@ import warnings
 
 import lightgbm
 import numpy as np
-import pandas as pd
 import pytest
 import sklearn
 import xgboost
@@ -36,8 +35,9 @@ from sklearn.model_selection import (
 
 import skrank
 from skrank import SkrankWarning, map_at, ndcg_at
-from skrank.datasets import load_lambdarank_example
 from skrank.lightgbm import LGBMRanker
+
+from ._helpers import frame
 
 LIBS = ["lightgbm", "xgboost"]
 
@@ -50,23 +50,17 @@ def make_ranker(lib: str, routing: bool = False):
     return ranker.set_fit_request(qid=True) if routing else ranker
 
 
-def with_qid_column(X, qid):
-    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
-    df.insert(0, "qid", qid)
-    return df
+@pytest.fixture(scope="module")
+def train_set(data):
+    """The training split: X, y, qid, and X with a qid column."""
+    return data.X_train, data.y_train, data.qid_train, frame(data.X_train, data.qid_train)
 
 
 @pytest.fixture(scope="module")
-def data():
-    b = load_lambdarank_example()
-    return b.X_train, b.y_train, b.qid_train, with_qid_column(b.X_train, b.qid_train)
-
-
-@pytest.fixture(scope="module")
-def literal_line():
+def literal_line(data):
     """Scenario 1 for each library: the literal line, estimators and fold indices kept."""
-    b = load_lambdarank_example()
-    X, y, qid = with_qid_column(b.X_train, b.qid_train), b.y_train, b.qid_train
+    b = data
+    X, y, qid = frame(b.X_train, b.qid_train), b.y_train, b.qid_train
     out = {}
     for lib in LIBS:
         ranker = make_ranker(lib)
@@ -80,8 +74,8 @@ def literal_line():
 
 
 @pytest.mark.parametrize("lib", LIBS)
-def test_1_literal_line_with_a_qid_column(data, literal_line, lib):
-    _, y, qid, df = data
+def test_1_literal_line_with_a_qid_column(train_set, literal_line, lib):
+    _, y, qid, df = train_set
     res, skrank_warnings = literal_line[lib]
     assert skrank_warnings == []
     expected = []
@@ -96,8 +90,8 @@ def test_1_literal_line_with_a_qid_column(data, literal_line, lib):
 
 
 @pytest.mark.parametrize("lib", LIBS)
-def test_2_same_line_with_metadata_routing(data, literal_line, lib):
-    X, y, qid, _ = data
+def test_2_same_line_with_metadata_routing(train_set, literal_line, lib):
+    X, y, qid, _ = train_set
     with sklearn.config_context(enable_metadata_routing=True):
         res = cross_validate(make_ranker(lib, routing=True), X, y, cv=GroupKFold(5),
                              scoring=ndcg_at(5, ties="pessimistic"),
@@ -106,9 +100,9 @@ def test_2_same_line_with_metadata_routing(data, literal_line, lib):
     assert not sklearn.get_config()["enable_metadata_routing"]
 
 
-def test_2b_routing_with_groups_alone_and_an_alias(data, literal_line):
+def test_2b_routing_with_groups_alone_and_an_alias(train_set, literal_line):
     # the splitter's groups double as the ranker's qid and the scorer's query ids
-    X, y, qid, _ = data
+    X, y, qid, _ = train_set
     with sklearn.config_context(enable_metadata_routing=True):
         ranker = make_ranker("lightgbm").set_fit_request(qid="groups")
         res = cross_validate(ranker, X, y, cv=GroupKFold(5),
@@ -116,8 +110,8 @@ def test_2b_routing_with_groups_alone_and_an_alias(data, literal_line):
     np.testing.assert_array_equal(res["test_score"], literal_line["lightgbm"][0]["test_score"])
 
 
-def test_2c_passing_groups_with_routing_enabled_is_refused_by_sklearn(data):
-    X, y, qid, _ = data
+def test_2c_passing_groups_with_routing_enabled_is_refused_by_sklearn(train_set):
+    X, y, qid, _ = train_set
     with sklearn.config_context(enable_metadata_routing=True):
         with pytest.raises(ValueError, match="`groups` can only be passed if metadata routing "
                                              "is not enabled"):
@@ -130,10 +124,10 @@ GRID = {"n_estimators": [4, 10]}
 
 
 @pytest.fixture(scope="module")
-def searches():
-    b = load_lambdarank_example()
+def searches(data):
+    b = data
     X, y, qid = b.X_train, b.y_train, b.qid_train
-    df = with_qid_column(X, qid)
+    df = frame(X, qid)
     out = {}
     for lib in LIBS:
         plain = GridSearchCV(make_ranker(lib), GRID, cv=GroupKFold(5), scoring=SCORING,
@@ -147,8 +141,8 @@ def searches():
 
 
 @pytest.mark.parametrize("lib", LIBS)
-def test_3_grid_search_best_score_recomputed_by_hand(data, searches, lib):
-    _, y, qid, df = data
+def test_3_grid_search_best_score_recomputed_by_hand(train_set, searches, lib):
+    _, y, qid, df = train_set
     search, _ = searches[lib]
     best = search.best_index_
     ndcgs, maps = [], []
@@ -166,14 +160,14 @@ def test_3_grid_search_best_score_recomputed_by_hand(data, searches, lib):
 
 
 @pytest.mark.parametrize("lib", LIBS)
-def test_3_grid_search_with_routing_gives_the_same_results(searches, lib):
+def test_3_grid_search_with_routing_gives_the_same_results(data, searches, lib):
     plain, routed = searches[lib]
     for key in ("mean_test_ndcg@5", "mean_test_map@10", "rank_test_ndcg@5"):
         np.testing.assert_array_equal(routed.cv_results_[key], plain.cv_results_[key])
     assert routed.best_params_ == plain.best_params_
     # the refitted model scores held-out data through the refit scorer
-    b = load_lambdarank_example()
-    held_out = with_qid_column(b.X_test, b.qid_test)
+    b = data
+    held_out = frame(b.X_test, b.qid_test)
     score = plain.score(held_out, b.y_test)
     expected = skrank.ndcg(b.y_test, plain.predict(held_out), b.qid_test, k=5,
                            ties="pessimistic").value
@@ -181,8 +175,8 @@ def test_3_grid_search_with_routing_gives_the_same_results(searches, lib):
 
 
 @pytest.mark.parametrize("lib", LIBS)
-def test_4_validation_curve_both_ways(data, lib):
-    X, y, qid, df = data
+def test_4_validation_curve_both_ways(train_set, lib):
+    X, y, qid, df = train_set
     cv = GroupKFold(2)
     common = dict(param_name="n_estimators", param_range=[3, 8], cv=cv,
                   scoring=ndcg_at(5, ties="pessimistic"))
@@ -202,8 +196,8 @@ def test_4_validation_curve_both_ways(data, lib):
 
 
 @pytest.mark.parametrize("lib", LIBS)
-def test_4_learning_curve_both_ways(data, lib):
-    X, y, qid, df = data
+def test_4_learning_curve_both_ways(train_set, lib):
+    X, y, qid, df = train_set
     common = dict(cv=GroupKFold(2), train_sizes=[0.5, 1.0], scoring=map_at(10))
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
@@ -220,12 +214,12 @@ def test_4_learning_curve_both_ways(data, lib):
 
 
 @pytest.mark.parametrize("lib", LIBS)
-def test_4_permutation_importance_with_a_qid_column(lib):
+def test_4_permutation_importance_with_a_qid_column(data, lib):
     # permutation_importance cannot route metadata: the ids travel as a column of X. A model
     # on 20 features keeps the number of permutations small.
-    b = load_lambdarank_example()
-    train = with_qid_column(b.X_train[:, :20], b.qid_train)
-    test = with_qid_column(b.X_test[:, :20], b.qid_test)
+    b = data
+    train = frame(b.X_train[:, :20], b.qid_train)
+    test = frame(b.X_test[:, :20], b.qid_test)
     model = make_ranker(lib).fit(train, b.y_train)
     result = permutation_importance(model, test, b.y_test, scoring=ndcg_at(5), n_repeats=2,
                                     random_state=0)
@@ -237,17 +231,17 @@ def test_4_permutation_importance_with_a_qid_column(lib):
     assert features[~unused].mean(axis=1).max() > 0.01
 
 
-def test_joblib_workers_give_the_same_scores(data, literal_line):
-    _, y, qid, df = data
+def test_joblib_workers_give_the_same_scores(train_set, literal_line):
+    _, y, qid, df = train_set
     res = cross_validate(make_ranker("lightgbm"), df, y, groups=qid, cv=GroupKFold(5),
                          scoring=ndcg_at(5, ties="pessimistic"), n_jobs=2)
     np.testing.assert_array_equal(res["test_score"], literal_line["lightgbm"][0]["test_score"])
 
 
-def test_lightgbm_own_ranker_cannot_be_cross_validated(data):
+def test_lightgbm_own_ranker_cannot_be_cross_validated(data, train_set):
     # the reason the adapter exists: LightGBM's group sizes are not sliced per fold
-    X, y, qid, _ = data
-    b = load_lambdarank_example()
+    X, y, qid, _ = train_set
+    b = data
     with sklearn.config_context(enable_metadata_routing=True):
         ranker = lightgbm.LGBMRanker(n_estimators=2, verbose=-1).set_fit_request(group=True)
         with pytest.raises(ValueError, match=r"Sum of query counts \(\d+\) differs from the "

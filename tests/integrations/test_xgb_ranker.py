@@ -11,7 +11,6 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
-import pandas as pd
 import pytest
 import sklearn
 import xgboost
@@ -20,54 +19,33 @@ from sklearn.model_selection import GroupKFold, cross_validate
 
 import skrank
 from skrank import InputError, ndcg_at
-from skrank.datasets import load_lambdarank_example
 from skrank.xgboost import XGBRanker
+
+from ._helpers import frame, gathered
 
 PARAMS = dict(n_estimators=8, max_depth=3, n_jobs=1)
 
 
-@pytest.fixture(scope="module")
-def data():
-    b = load_lambdarank_example()
-    perm = np.random.default_rng(0).permutation(len(b.y_train))
-    return b, perm
-
-
-def frame(X, qid):
-    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
-    df.insert(0, "qid", qid)
-    return df
-
-
-def gathered(qid):
-    """Rows gathered query by query (queries by first appearance) and 0-based query codes."""
-    _, first, inverse = np.unique(qid, return_index=True, return_inverse=True)
-    rank = np.argsort(np.argsort(first, kind="stable"), kind="stable")
-    codes = rank[inverse]
-    order = np.argsort(codes, kind="stable")
-    return order, codes[order]
-
-
 def test_contiguous_queries_give_xgboost_own_model(data):
-    b, _ = data
+    b = data
     ours = XGBRanker(**PARAMS).fit(b.X_train, b.y_train, qid=b.qid_train)
     theirs = xgboost.XGBRanker(**PARAMS).fit(b.X_train, b.y_train, qid=b.qid_train)
     np.testing.assert_array_equal(ours.predict(b.X_test), theirs.predict(b.X_test))
 
 
-def test_xgboost_refuses_a_shuffled_fold_and_the_adapter_fits_it(data):
-    b, perm = data
+def test_xgboost_refuses_a_shuffled_fold_and_the_adapter_fits_it(data, perm):
+    b = data
     X, y, qid = b.X_train[perm], b.y_train[perm], b.qid_train[perm]
     with pytest.raises(xgboost.core.XGBoostError, match="must be sorted in non-decreasing"):
         xgboost.XGBRanker(**PARAMS).fit(X, y, qid=qid)
     ours = XGBRanker(**PARAMS).fit(X, y, qid=qid)
-    order, codes = gathered(qid)
+    order, codes, _ = gathered(qid)
     theirs = xgboost.XGBRanker(**PARAMS).fit(X[order], y[order], qid=codes)
     np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
 
 
-def test_cross_validation_of_shuffled_rows(data):
-    b, perm = data
+def test_cross_validation_of_shuffled_rows(data, perm):
+    b = data
     df, y, qid = frame(b.X_train[perm], b.qid_train[perm]), b.y_train[perm], b.qid_train[perm]
     res = cross_validate(XGBRanker(**PARAMS), df, y, groups=qid, cv=GroupKFold(3),
                          scoring=ndcg_at(5), return_estimator=True, return_indices=True)
@@ -80,7 +58,7 @@ def test_cross_validation_of_shuffled_rows(data):
 
 
 def test_string_ids_in_a_qid_column(data):
-    b, _ = data
+    b = data
     df = frame(b.X_train, np.array([f"q{q:04d}" for q in b.qid_train], dtype=object))
     ours = XGBRanker(**PARAMS).fit(df, b.y_train)
     ref = XGBRanker(**PARAMS).fit(b.X_train, b.y_train, qid=b.qid_train)
@@ -89,7 +67,7 @@ def test_string_ids_in_a_qid_column(data):
 
 
 def test_row_weights_equal_within_a_query_are_query_weights(data):
-    b, _ = data
+    b = data
     query_w = np.random.default_rng(4).uniform(0.5, 2.0, size=len(b.group_train))
     row_w = np.repeat(query_w, b.group_train)
     ours = XGBRanker(**PARAMS).fit(b.X_train, b.y_train, qid=b.qid_train, sample_weight=row_w)
@@ -102,7 +80,7 @@ def test_row_weights_equal_within_a_query_are_query_weights(data):
 
 
 def test_row_weights_that_differ_within_a_query(data):
-    b, _ = data
+    b = data
     w = np.ones(len(b.y_train))
     w[1] = 2.0  # rows 1 and 2 are in the same query
     with pytest.raises(InputError, match=r"row weights in sample_weight that differ within a "
@@ -114,12 +92,12 @@ def test_row_weights_that_differ_within_a_query(data):
 
 
 def test_eval_set_with_scattered_qid(data):
-    b, _ = data
+    b = data
     vperm = np.random.default_rng(5).permutation(len(b.y_test))
     Xv, yv, qv = b.X_test[vperm], b.y_test[vperm], b.qid_test[vperm]
     ours = XGBRanker(**PARAMS, eval_metric="ndcg@5").fit(
         b.X_train, b.y_train, qid=b.qid_train, eval_set=[(Xv, yv)], eval_qid=[qv])
-    order, codes = gathered(qv)
+    order, codes, _ = gathered(qv)
     theirs = xgboost.XGBRanker(**PARAMS, eval_metric="ndcg@5").fit(
         b.X_train, b.y_train, qid=b.qid_train, eval_set=[(Xv[order], yv[order])],
         eval_qid=[codes])
@@ -127,7 +105,7 @@ def test_eval_set_with_scattered_qid(data):
 
 
 def test_score_takes_unsorted_qid_columns_and_refuses_numpy(data):
-    b, _ = data
+    b = data
     model = XGBRanker(**PARAMS).fit(b.X_train, b.y_train, qid=b.qid_train)
     test = frame(b.X_test, b.qid_test)
     expected = model.score(test, b.y_test)
@@ -145,7 +123,7 @@ def test_score_takes_unsorted_qid_columns_and_refuses_numpy(data):
 
 
 def test_params_clone_and_pickle_behave_like_xgboost(data):
-    b, _ = data
+    b = data
     ours = XGBRanker(**PARAMS, subsample=0.8)
     assert ours.get_params() == xgboost.XGBRanker(**PARAMS, subsample=0.8).get_params()
     cloned = clone(ours)
@@ -155,8 +133,8 @@ def test_params_clone_and_pickle_behave_like_xgboost(data):
     np.testing.assert_array_equal(restored.predict(b.X_test), ours.predict(b.X_test))
 
 
-def test_qid_is_requested_by_default_under_routing(data):
-    b, perm = data
+def test_qid_is_requested_by_default_under_routing(data, perm):
+    b = data
     X, y, qid = b.X_train[perm], b.y_train[perm], b.qid_train[perm]
     with sklearn.config_context(enable_metadata_routing=True):
         assert XGBRanker().get_metadata_routing().consumes("fit", ["qid"]) == {"qid"}
@@ -166,7 +144,7 @@ def test_qid_is_requested_by_default_under_routing(data):
 
 
 def test_no_query_ids(data):
-    b, _ = data
+    b = data
     with pytest.raises(InputError, match=r"XGBRanker\.fit needs the query of each row"):
         XGBRanker(**PARAMS).fit(b.X_train, b.y_train)
     with pytest.raises(InputError, match=r"needs the query ids of eval set 0"):

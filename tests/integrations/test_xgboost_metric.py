@@ -22,17 +22,11 @@ from sklearn.base import clone
 
 import skrank
 import skrank.xgboost
-from skrank.datasets import load_lambdarank_example
 from skrank.exceptions import InputError, InvalidParameterError
 
 ROUNDS = 20
 PARAMS = dict(objective="rank:ndcg", max_depth=1, eta=0.1, nthread=1, tree_method="hist",
               max_bin=4, seed=0)
-
-
-@pytest.fixture(scope="module")
-def data():
-    return load_lambdarank_example()
 
 
 def _train_with_builtins(data, y_train, y_test, builtins, ours, *, test_weight=None,
