@@ -119,33 +119,39 @@ def _numeric(name: str, arr: np.ndarray, caller: str) -> np.ndarray:
     return arr
 
 
+def _show(value) -> float | int:
+    """A label as the user wrote it: 31 rather than 31.0 (labels are held as float64)."""
+    v = float(value)
+    return int(v) if v.is_integer() else v
+
+
 def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metric], caller: str):
     finite, lo, hi, integer = _scan(y_true)
     if not finite:
         bad = np.flatnonzero(~np.isfinite(y_true))[0]
         raise InputError(
             f"The 'y_true' parameter of {caller} must hold finite relevance labels. "
-            f"Got {y_true[bad].item()!r} at row {bad} instead."
+            f"Got {_show(y_true[bad])!r} at row {bad} instead."
         )
     if lo < 0:
         bad = int(np.flatnonzero(y_true < 0)[0])
         raise InputError(
             f"The 'y_true' parameter of {caller} must hold non-negative relevance labels "
-            f"(gain={conv.gain_name()}). Got {y_true[bad].item()!r} at row {bad} instead."
+            f"(gain={conv.gain_name()}). Got {_show(y_true[bad])!r} at row {bad} instead."
         )
     if isinstance(conv.gain, tuple):
         if not integer:
             bad = int(np.flatnonzero(y_true != np.floor(y_true))[0])
             raise InputError(
                 f"The 'y_true' parameter of {caller} must hold integer labels to index the "
-                f"gain table (gain={conv.gain_name()}). Got {y_true[bad].item()!r} at row "
+                f"gain table (gain={conv.gain_name()}). Got {_show(y_true[bad])!r} at row "
                 f"{bad} instead."
             )
         if hi >= len(conv.gain):
             bad = int(np.flatnonzero(y_true >= len(conv.gain))[0])
             raise InputError(
                 f"The 'y_true' parameter of {caller} must hold labels 0..{len(conv.gain) - 1} "
-                f"(the gain table has {len(conv.gain)} entries). Got {y_true[bad].item()!r} "
+                f"(the gain table has {len(conv.gain)} entries). Got {_show(y_true[bad])!r} "
                 f"at row {bad} instead."
             )
     elif conv.gain == "exp" and hi > 1000:
@@ -294,9 +300,13 @@ max_label, empty_weighted, arithmetic
     if not isinstance(tie_bounds, bool):
         raise param_error("tie_bounds", "a bool", tie_bounds, caller)
 
-    y_true = np.ascontiguousarray(_numeric("y_true", _as_1d("y_true", y_true, caller), caller))
+    # labels as float64 and scores as float64 (or float32 when ranked in float32): one
+    # compiled kernel per score precision, whatever dtypes the caller has
+    y_true = np.ascontiguousarray(
+        _numeric("y_true", _as_1d("y_true", y_true, caller), caller), dtype=np.float64
+    )
     y_score = np.ascontiguousarray(
-        _numeric("y_score", _as_1d("y_score", y_score, caller), caller)
+        _numeric("y_score", _as_1d("y_score", y_score, caller), caller), dtype=np.float64
     )
     n = y_true.shape[0]
     if y_score.shape[0] != n:
@@ -321,8 +331,6 @@ max_label, empty_weighted, arithmetic
     max_lab, exp_table = _check_labels(y_true, conv, specs, caller)
     if conv.score_precision == "float32":
         y_score = y_score.astype(np.float32)
-    elif y_score.dtype.kind != "f":
-        y_score = y_score.astype(np.float64)
 
     grouping = group_rows(n, qid, group, caller=caller)
     tiekey = np.zeros(0, dtype=np.int64)
