@@ -3,7 +3,7 @@
 - :func:`import_optional`: import the library with the install hint of its extra;
 - :class:`MetricSet`: the metrics, their conventions, the checks every training-time
   metric makes and the evaluation; :class:`MetricSetView` gives the callables built on a
-  metric set its ``metrics``, ``names`` and ``conventions``; :func:`factory_params`
+  metric set its ``metrics``, ``names`` and ``conventions``; :data:`FACTORY_PARAMS`
   documents the factories' common parameters; :func:`improved` and :func:`check_min_delta`
   serve early stopping;
 - :func:`check_query_source` and :func:`check_eval_query_source`: the ranker adapters' rule
@@ -188,7 +188,10 @@ class MetricSetView:
         return self._set.conventions
 
 
-_FACTORY_PARAMS = string.Template("""
+#: The numpydoc entries of the factories' parameters, ``*metrics`` to ``**overrides``: each
+#: library substitutes its own notes, ``$preset`` (ending the description of ``preset``) and
+#: ``$prefix`` (the description of ``prefix``).
+FACTORY_PARAMS = string.Template("""
     *metrics : str or Metric
         One or more metric names (``"ndcg@5"``, ``"ap@10"``, ``"rr"``, ``"err@5"``, ...), or
         one list of them.
@@ -203,15 +206,6 @@ _FACTORY_PARAMS = string.Template("""
         ``rel_min=``, ...). Without a preset skrank's defaults apply (``ties="pessimistic"``,
         ``empty="exclude"``, ``gain="exp"``).
 """)
-
-
-def factory_params(preset: str, prefix: str) -> str:
-    """The numpydoc entries of the factories' parameters (``*metrics`` to ``**overrides``).
-
-    ``preset`` ends the description of ``preset`` (after "Start from a reference library's
-    conventions.") and ``prefix`` is the description of ``prefix``: each library's own notes.
-    """
-    return _FACTORY_PARAMS.substitute(preset=preset, prefix=prefix)
 
 
 def improved(value: float, best: float, maximize: bool, min_delta: float) -> bool:

@@ -17,10 +17,10 @@ from ..conventions import Conventions
 from ..exceptions import InputError
 from ..metrics._spec import Metric
 from ._common import (
+    FACTORY_PARAMS,
     MetricSet,
     MetricSetView,
     check_min_delta,
-    factory_params,
     import_optional,
     improved,
 )
@@ -125,7 +125,7 @@ class LightGBMEvalMetric(MetricSetView):
 
 _FACTORY_DOC_PARAMS = """
     Parameters
-    ----------""" + factory_params(
+    ----------""" + FACTORY_PARAMS.substitute(
     preset="""With ``preset="lightgbm"`` the values
         equal LightGBM's own ``ndcg@k`` and ``map@k`` bit for bit (``num_threads=1``).""",
     prefix="""Prepended to each canonical metric name to form the name LightGBM records

@@ -19,10 +19,10 @@ from ..conventions import Conventions
 from ..exceptions import InputError
 from ..metrics._spec import Metric
 from ._common import (
+    FACTORY_PARAMS,
     MetricSet,
     MetricSetView,
     check_min_delta,
-    factory_params,
     import_optional,
     improved,
 )
@@ -102,7 +102,7 @@ class XGBoostCustomMetric(MetricSetView):
         return list(zip(self._set.names, self.values(predt, dmatrix)))
 
 
-_PARAMS = factory_params(
+_PARAMS = FACTORY_PARAMS.substitute(
     preset="""With ``preset="xgboost"`` the values
         equal XGBoost's ``ndcg@k``, ``ndcg``, ``map@k``, ``map`` and ``pre@k`` (and, with
         ``empty="zero"``, ``ndcg@k-`` and ``map@k-``) to the printed digits.""",
