@@ -23,16 +23,31 @@ class Grouping:
         One id per query, in order of first appearance.
     offsets : ndarray of int64, shape (n_queries + 1,)
         Query ``q`` is ``rows[offsets[q]:offsets[q + 1]]``.
-    rows : ndarray of int64
-        Row indices query by query, input order kept inside each query (a stable grouping).
-    contiguous : bool
-        True when every query's rows were already adjacent (then ``rows`` is ``arange(n)``).
+    order : ndarray of int64 or None
+        Row indices query by query, input order kept inside each query (a stable grouping);
+        None when every query's rows were already adjacent.
     """
 
     qids: np.ndarray
     offsets: np.ndarray
-    rows: np.ndarray
-    contiguous: bool
+    order: np.ndarray | None
+
+    @property
+    def contiguous(self) -> bool:
+        """True when every query's rows were already adjacent in the input."""
+        return self.order is None
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Row indices query by query (``arange(n)`` for contiguous input)."""
+        if self.order is None:
+            return np.arange(int(self.offsets[-1]), dtype=np.int64)
+        return self.order
+
+    @property
+    def kernel_rows(self) -> np.ndarray:
+        """``order`` for the kernels: an empty array when the input is contiguous."""
+        return np.zeros(0, dtype=np.int64) if self.order is None else self.order
 
     @property
     def n_queries(self) -> int:
@@ -99,6 +114,17 @@ def _as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
     return arr
 
 
+def _all_distinct(values: np.ndarray) -> bool:
+    """True when no value repeats (monotone runs of ids, the usual case, need no sort)."""
+    if values.shape[0] < 2:
+        return True
+    step = values[1:] > values[:-1]
+    if step.all() or (values[1:] < values[:-1]).all():
+        return True
+    ordered = np.sort(values)
+    return not bool((ordered[1:] == ordered[:-1]).any())
+
+
 def group_rows(
     n: int, qid=None, group=None, *, caller: str | None = None
 ) -> Grouping:
@@ -124,22 +150,18 @@ def group_rows(
             )
         offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        return Grouping(
-            qids=np.arange(sizes.shape[0]), offsets=offsets,
-            rows=np.arange(n, dtype=np.int64), contiguous=True,
-        )
+        return Grouping(qids=np.arange(sizes.shape[0]), offsets=offsets, order=None)
     arr = _as_qid_array(qid, n, caller)
     if n == 0:
-        return Grouping(arr[:0], np.zeros(1, np.int64), np.arange(0, dtype=np.int64), True)
+        return Grouping(arr[:0], np.zeros(1, np.int64), None)
     if arr.dtype.kind in "iub":
         starts = _run_starts_int(arr)
     else:
         change = np.flatnonzero(arr[1:] != arr[:-1]) + 1
         starts = np.concatenate(([0], change, [n])).astype(np.int64)
     run_ids = arr[starts[:-1]]
-    uniq = np.unique(run_ids)
-    if uniq.shape[0] == run_ids.shape[0]:
-        return Grouping(run_ids, starts, np.arange(n, dtype=np.int64), True)
+    if _all_distinct(run_ids):
+        return Grouping(run_ids, starts, None)
     # non-contiguous: number queries by first appearance, then a stable sort of the rows
     uniq, first_row, inverse = np.unique(arr, return_index=True, return_inverse=True)
     by_first = np.argsort(first_row, kind="stable")
@@ -150,7 +172,7 @@ def group_rows(
     counts = np.bincount(code, minlength=uniq.shape[0])
     offsets = np.zeros(uniq.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    return Grouping(uniq[by_first], offsets, rows, False)
+    return Grouping(uniq[by_first], offsets, rows)
 
 
 def qid_from_group_sizes(group) -> np.ndarray:

@@ -542,8 +542,9 @@ def evaluate_grouped(
 ):
     """Evaluate ``kinds``/``ks`` on every query; returns values, empty flags, tie flags.
 
-    Contiguous queries without a ``retrieved`` mask are read in place; otherwise each
-    query's rows are first gathered into local buffers. Single-threaded on purpose: numba's
+    ``rows`` lists row indices query by query, or is empty when ``contiguous``. Contiguous
+    queries without a ``retrieved`` mask are read in place; otherwise each query's rows are
+    first gathered into local buffers. Single-threaded on purpose: numba's
     parallel backend would share (and resize) the process's OpenMP pool with LightGBM and
     XGBoost, changing their results' last bits.
     """
@@ -584,7 +585,7 @@ def evaluate_grouped(
             n = 0
             n_pool = 0
             for j in range(lo, hi):
-                r = rows[j]
+                r = j if contiguous else rows[j]
                 if has_retrieved and not retrieved[r]:
                     if pool:
                         bp[n_pool] = labels[r]

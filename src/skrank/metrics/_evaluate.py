@@ -354,7 +354,7 @@ max_label, empty_weighted, arithmetic
             )
         if w.dtype.kind != "f":
             w = w.astype(np.float64)
-        weights = _query_weights(grouping.rows, grouping.offsets, w)
+        weights = _query_weights(grouping.rows, grouping.offsets, w)  # rows: arange if contiguous
 
     # metrics sharing the same conventions share one pass (a preset may differ per metric)
     by_conv: dict[Conventions, list[Metric]] = {}
@@ -390,7 +390,8 @@ def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max
     # labels by decreasing gain: the ideal ranking of a query follows from its label counts
     order = np.argsort(-table, kind="stable").astype(np.int64)
     return K.evaluate_grouped(
-        grouping.rows, grouping.offsets, grouping.contiguous, y_true, y_score, tiekey, mask,
+        grouping.kernel_rows, grouping.offsets, grouping.contiguous, y_true, y_score, tiekey,
+        mask,
         conv.idcg == "pool", _TIE[tie_rule], gain_mode, table, order, float(conv.rel_min),
         float(2.0 ** -max_lab), _AP_DEN[conv.ap_denominator], conv.p_divisor == "min_k_n",
         kinds, ks, max(grouping.max_size, 1), conv.arithmetic == "xgboost",
