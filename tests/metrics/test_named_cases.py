@@ -166,3 +166,15 @@ def test_to_frame_and_dict():
     d = res.to_dict()
     assert d["rr"]["conventions"]["ties"] == "pessimistic"
     assert set(res) == {"ndcg@1", "rr"}
+
+
+def test_weighted_empty_queries_state_how_they_were_weighted():
+    # query 1 has no relevant document; weights 1 and 3: (1 + 3 * 0.5) / 4 vs (1 * 1 + 3 * 0.5) / 4
+    kw = dict(sample_weight=[1, 1, 3, 3], empty="one")
+    unweighted = skrank.reciprocal_rank([0, 0, 1, 0], [1, 2, 3, 4], [1, 1, 2, 2],
+                                        empty_weighted=False, **kw)
+    weighted = skrank.reciprocal_rank([0, 0, 1, 0], [1, 2, 3, 4], [1, 1, 2, 2], **kw)
+    assert unweighted.value == (1 + 3 * 0.5) / 4
+    assert weighted.value == (1 * 1 + 3 * 0.5) / 4
+    assert "empty_weighted=False" in str(unweighted)
+    assert "empty_weighted=True" in str(weighted)

@@ -95,7 +95,10 @@ class MetricResult:
 
     def describe_conventions(self) -> str:
         """The conventions relevant to this metric, as ``name=value`` pairs."""
-        return self.conventions.describe(_shown_conventions(self.metric, self.conventions))
+        names = _shown_conventions(self.metric, self.conventions)
+        if self.weighted and self.conventions.empty == "one":
+            names.append("empty_weighted")  # how the 1 of an empty query is weighted
+        return self.conventions.describe(names)
 
     def _counts(self) -> str:
         parts = [f"{self.n_queries} {'query' if self.n_queries == 1 else 'queries'}"]
