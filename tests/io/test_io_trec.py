@@ -404,3 +404,24 @@ def test_align_matches_a_loop_oracle(qrels_rows, run_rows, qrels_only, run_only)
     got = list(zip(aligned.qid.tolist(), aligned.doc_id.tolist(), aligned.y_true.tolist(),
                    aligned.y_score.tolist(), aligned.retrieved.tolist()))
     assert got == _oracle_align(qrels_rows, run_rows, qrels_only, run_only)
+
+
+def test_qrels_label_too_large_for_int64_is_an_input_error():
+    import io as _io
+
+    from skrank.exceptions import InputError
+    from skrank.io import read_qrels
+
+    with pytest.raises(InputError, match=r"line 1: the relevance label '99999999999999999999999' "
+                                         r"is not an integer"):
+        read_qrels(_io.StringIO("1 0 a 99999999999999999999999\n"))
+
+
+def test_libsvm_qid_too_large_for_int64_is_an_input_error():
+    import io as _io
+
+    from skrank.exceptions import InputError
+    from skrank.io import read_libsvm
+
+    with pytest.raises(InputError, match="line 1"):
+        read_libsvm(_io.StringIO("1 qid:99999999999999999999999 1:1\n"))

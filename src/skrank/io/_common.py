@@ -57,11 +57,11 @@ def read_text(source: Source) -> str:
         raise InputError(f"{name}, line {line}: the file is not valid UTF-8 text.") from None
 
 
-def first_bad(tokens: list[str], convert: type) -> int:
-    """Return the position of the first token that ``convert`` rejects."""
+def first_bad(tokens: list[str], convert: type, dtype: type) -> int:
+    """Return the position of the first token that ``convert`` or ``dtype`` rejects."""
     for i, tok in enumerate(tokens):
         try:
-            convert(tok)
+            np.array(convert(tok), dtype=dtype)
         except (ValueError, OverflowError):
             return i
     raise AssertionError("unreachable: every token converts")  # pragma: no cover
@@ -72,7 +72,7 @@ def to_array(tokens: list[str], convert: type, dtype: type) -> np.ndarray | int:
     try:
         return np.array(list(map(convert, tokens)), dtype=dtype)
     except (ValueError, OverflowError):
-        return first_bad(tokens, convert)
+        return first_bad(tokens, convert, dtype)
 
 
 def where(name: str, lineno: int) -> str:

@@ -218,7 +218,7 @@ def read_qrels(source: Source) -> Qrels:
         if isinstance(rel, int):
             raise InputError(
                 f"{where(name, linenos[rel])}: the relevance label {rel_tokens[rel]!r} is not an "
-                f"integer."
+                f"integer (of at most 18 digits)."
             )
         _check_duplicates(qid, doc, linenos, name, "judged", "judgements")
         return Qrels(qid=_as_str_array(qid), doc_id=_as_str_array(doc), rel=rel, source=name)
