@@ -595,8 +595,14 @@ def environment() -> dict:
                     break
     except OSError:
         pass
+    try:
+        commit = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": commit,
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpu": cpu,
@@ -655,8 +661,8 @@ def main(argv=None) -> int:
     env = environment()
     load_start = load_avg()
     started = time.perf_counter()
-    print(f"skrank benchmark, {env['date']}; {env['cores']} cores ({env['cpu']}), "
-          f"{env['memory_gib']} GiB; Python {env['python']}")
+    print(f"skrank benchmark, {env['date']}, commit {env['commit']}; {env['cores']} cores "
+          f"({env['cpu']}), {env['memory_gib']} GiB; Python {env['python']}")
     print("versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items()))
     print(f"load average at start: {load_start}", flush=True)
     warnings.filterwarnings("ignore", category=UserWarning)
