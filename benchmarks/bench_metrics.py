@@ -677,7 +677,7 @@ def main(argv=None) -> int:
     for n in sizes:
         large = n >= 5_000_000
         repeats = args.repeats_large if large else args.repeats
-        budget = 20.0 if large else 10.0
+        budget = 8.0 if large else 10.0
         d = make_data(n)
         info = describe(d)
         info["load_average"] = load_avg()
