@@ -62,6 +62,35 @@ def _sift_down(out, hs, hl, ht, size, r, sr, lr, tr, mode):
     _put(out, hs, hl, ht, pos, r, sr, lr, tr)
 
 
+# below this cutoff a sorted buffer beats the heap (fewer, more predictable comparisons)
+SMALL_K = 32
+
+
+@njit(cache=True)
+def _select_sorted(n, k, scores, labels, tiekey, use_key, mode, out, hs, hl, ht):
+    """``select_top`` for small k: an insertion-sorted buffer, worst entry last."""
+    size = 0
+    for r in range(n):
+        sr = scores[r]
+        if size == k and sr < hs[k - 1]:
+            continue  # the usual case: below the k-th best score
+        lr = labels[r]
+        tr = tiekey[r] if use_key else 0
+        if size == k:
+            if not before_key(sr, lr, tr, r, hs[k - 1], hl[k - 1], ht[k - 1], out[k - 1], mode):
+                continue
+            pos = k - 1  # r replaces the worst entry
+        else:
+            pos = size
+            size += 1
+        while pos > 0 and before_key(sr, lr, tr, r, hs[pos - 1], hl[pos - 1], ht[pos - 1],
+                                     out[pos - 1], mode):
+            _put(out, hs, hl, ht, pos, out[pos - 1], hs[pos - 1], hl[pos - 1], ht[pos - 1])
+            pos -= 1
+        _put(out, hs, hl, ht, pos, r, sr, lr, tr)
+    return size
+
+
 @njit(cache=True)
 def select_top(n, k, scores, labels, tiekey, use_key, mode, out, hs, hl, ht):
     """Write the positions of the best ``k`` of ``n`` rows into ``out[:k]`` in rank order.
@@ -78,6 +107,8 @@ def select_top(n, k, scores, labels, tiekey, use_key, mode, out, hs, hl, ht):
     if k <= 0:
         return 0
     use_key = use_key and mode == DOCID
+    if k <= SMALL_K:
+        return _select_sorted(n, k, scores, labels, tiekey, use_key, mode, out, hs, hl, ht)
     size = 0
     for r in range(n):
         sr = scores[r]
