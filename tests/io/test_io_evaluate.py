@@ -17,6 +17,7 @@ import skrank
 from skrank.io import align_run_qrels, read_qrels, read_run
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "trec_eval"
+EXPECTED = DATA.parent / "trec_eval_expected"  # trec_eval's published outputs
 
 # skrank metric name -> (pytrec_eval measure to request, trec_eval output name)
 MEASURES = {
@@ -42,7 +43,7 @@ def _pytrec_eval(qrels, run):
 
 def _trec_out(name: str) -> dict[tuple[str, str], float]:
     out = {}
-    for line in (DATA / name).read_text().splitlines():
+    for line in (EXPECTED / name).read_text().splitlines():
         measure, topic, value = line.split()
         if measure in {name for _, name in MEASURES.values()}:
             out[measure, topic] = float(value)

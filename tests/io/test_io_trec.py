@@ -22,12 +22,13 @@ from skrank import InputError, InvalidParameterError
 from skrank.io import AlignedRun, Qrels, Run, align_run_qrels, read_qrels, read_run
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "trec_eval"
+EXPECTED = DATA.parent / "trec_eval_expected"  # trec_eval's published outputs
 
 
 def _trec_out(name: str) -> dict[tuple[str, str], str]:
     """Parse trec_eval output: ``measure<TAB>topic|all<TAB>value``."""
     out = {}
-    for line in (DATA / name).read_text().splitlines():
+    for line in (EXPECTED / name).read_text().splitlines():
         measure, topic, value = line.split()
         out[measure.strip(), topic] = value
     return out
