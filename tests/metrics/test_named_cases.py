@@ -178,3 +178,30 @@ def test_weighted_empty_queries_state_how_they_were_weighted():
     assert weighted.value == (1 * 1 + 3 * 0.5) / 4
     assert "empty_weighted=False" in str(unweighted)
     assert "empty_weighted=True" in str(weighted)
+
+
+@pytest.mark.parametrize("n_jobs", [2, 3, -1])
+def test_threads_give_identical_results(n_jobs):
+    # chunks of queries run in threads; every value is computed alone, so bits match
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(1, 60, 301)
+    qid = np.repeat(np.arange(301), sizes)
+    y = rng.integers(0, 4, qid.shape[0])
+    s = rng.integers(0, 6, qid.shape[0]) / 5
+    metrics = ["ndcg@10", "ap@5", "rr", "err@3", "p@3"]
+    for ties in ("pessimistic", "average"):
+        one = skrank.evaluate(y, s, qid, metrics=metrics, ties=ties, tie_bounds=True)
+        many = skrank.evaluate(y, s, qid, metrics=metrics, ties=ties, tie_bounds=True,
+                               n_jobs=n_jobs)
+        for m in metrics:
+            np.testing.assert_array_equal(one[m].per_query, many[m].per_query)
+            assert one[m].value == many[m].value
+            assert one[m].tie_interval == many[m].tie_interval
+            assert one[m].n_tie_affected == many[m].n_tie_affected
+
+
+@pytest.mark.parametrize("n_jobs", [0, -2, 1.5, True])
+def test_bad_n_jobs(n_jobs):
+    with pytest.raises(skrank.InvalidParameterError, match=r"'n_jobs' parameter of evaluate "
+                                                           r"must be None, a positive int or -1"):
+        skrank.evaluate([1, 0], [0.1, 0.2], [0, 0], n_jobs=n_jobs)

@@ -517,7 +517,7 @@ def _lchoose(n, k):
     return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def evaluate_grouped(
     rows,
     offsets,
@@ -544,9 +544,10 @@ def evaluate_grouped(
 
     ``rows`` lists row indices query by query, or is empty when ``contiguous``. Contiguous
     queries without a ``retrieved`` mask are read in place; otherwise each query's rows are
-    first gathered into local buffers. Single-threaded on purpose: numba's
-    parallel backend would share (and resize) the process's OpenMP pool with LightGBM and
-    XGBoost, changing their results' last bits.
+    first gathered into local buffers. It releases the GIL so that callers may run
+    chunks of queries in threads; it never uses numba's parallel backend, which would share
+    (and resize) the process's OpenMP pool with LightGBM and XGBoost, changing their
+    results' last bits.
     """
     n_q = offsets.shape[0] - 1
     m = kinds.shape[0]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+import numbers
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -221,6 +225,7 @@ def evaluate(
     max_label: int | None = None,
     empty_weighted: bool | None = None,
     arithmetic: str | None = None,
+    n_jobs: int | None = None,
     _caller: str = "evaluate",
 ) -> EvaluationResult:
     """Compute several ranking metrics in one pass over flat arrays.
@@ -254,6 +259,10 @@ def evaluate(
         count in the ideal DCG and the number of relevant documents under ``idcg="pool"``.
     tie_bounds : bool, default=False
         Also compute the pessimistic and optimistic means (``MetricResult.tie_interval``).
+    n_jobs : int or None, default=None
+        Threads for the compiled kernel (which releases the GIL): None is 1, -1 every core.
+        Queries are split into chunks of about equal rows; the result is identical for any
+        ``n_jobs``. Worth it from about a million rows.
     gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, score_precision, default_k, \
 max_label, empty_weighted, arithmetic
         Conventions; see :class:`skrank.Conventions`. Defaults: ``gain="exp"``,
@@ -299,6 +308,7 @@ max_label, empty_weighted, arithmetic
             specs.append(spec)
     if not isinstance(tie_bounds, bool):
         raise param_error("tie_bounds", "a bool", tie_bounds, caller)
+    n_threads = _threads(n_jobs, caller)
 
     # labels as float64 and scores as float64 (or float32 when ranked in float32): one
     # compiled kernel per score precision, whatever dtypes the caller has
@@ -369,17 +379,18 @@ max_label, empty_weighted, arithmetic
         kinds = np.array([_KIND[s.name] for s in group_specs], dtype=np.int64)
         ks_arr = np.array(ks, dtype=np.int64)
         args = (y_true, y_score, tiekey, mask, grouping, mconv)
-        raw = _run(*args, mconv.ties, kinds, ks_arr, max_lab, exp_table)
+        raw = _run(*args, mconv.ties, kinds, ks_arr, max_lab, exp_table, n_threads)
         bounds = None
         if tie_bounds:
-            bounds = tuple(_run(*args, rule, kinds, ks_arr, max_lab, exp_table)
+            bounds = tuple(_run(*args, rule, kinds, ks_arr, max_lab, exp_table, n_threads)
                            for rule in ("pessimistic", "optimistic"))
         for j, spec in enumerate(group_specs):
             results[spec] = _finish(spec, j, raw, bounds, grouping, mconv, weights, caller)
     return EvaluationResult(tuple(specs), grouping.qids, conv, results)
 
 
-def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max_lab, exp_table):
+def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max_lab, exp_table,
+         n_threads):
     if isinstance(conv.gain, tuple):
         gain_mode, table = K.GAIN_TABLE, np.asarray(conv.gain, dtype=np.float64)
     elif conv.gain == "exp" and exp_table is not None:
@@ -389,13 +400,48 @@ def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max
         table = np.zeros(1, dtype=np.float64)
     # labels by decreasing gain: the ideal ranking of a query follows from its label counts
     order = np.argsort(-table, kind="stable").astype(np.int64)
-    return K.evaluate_grouped(
-        grouping.kernel_rows, grouping.offsets, grouping.contiguous, y_true, y_score, tiekey,
-        mask,
-        conv.idcg == "pool", _TIE[tie_rule], gain_mode, table, order, float(conv.rel_min),
-        float(2.0 ** -max_lab), _AP_DEN[conv.ap_denominator], conv.p_divisor == "min_k_n",
-        kinds, ks, max(grouping.max_size, 1), conv.arithmetic == "xgboost",
-    )
+
+    def run(offsets):
+        return K.evaluate_grouped(
+            grouping.kernel_rows, offsets, grouping.contiguous, y_true, y_score, tiekey, mask,
+            conv.idcg == "pool", _TIE[tie_rule], gain_mode, table, order,
+            float(conv.rel_min), float(2.0 ** -max_lab), _AP_DEN[conv.ap_denominator],
+            conv.p_divisor == "min_k_n", kinds, ks, max(grouping.max_size, 1),
+            conv.arithmetic == "xgboost",
+        )
+
+    bounds = _chunk_bounds(grouping.offsets, n_threads)
+    if len(bounds) == 2:
+        return run(grouping.offsets)
+    # the kernel releases the GIL: query chunks of about equal rows run in parallel threads;
+    # every query's value is computed alone, so the result does not depend on n_jobs
+    with ThreadPoolExecutor(max_workers=len(bounds) - 1) as pool:
+        parts = list(pool.map(lambda ab: run(grouping.offsets[ab[0]:ab[1] + 1]),
+                              itertools.pairwise(bounds)))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+
+
+def _chunk_bounds(offsets: np.ndarray, n_threads: int) -> list[int]:
+    """Query indices that cut the queries into ``n_threads`` chunks of about equal rows."""
+    n_q = offsets.shape[0] - 1
+    n_threads = min(n_threads, n_q)
+    if n_threads <= 1:
+        return [0, n_q]
+    targets = offsets[-1] * np.arange(1, n_threads) / n_threads
+    cuts = np.searchsorted(offsets, targets).tolist()
+    return sorted({0, *cuts, n_q})
+
+
+def _threads(n_jobs, caller: str) -> int:
+    """Resolve ``n_jobs`` (scikit-learn's convention: None is 1, -1 is every core)."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool):
+        if n_jobs >= 1:
+            return int(n_jobs)
+        if n_jobs == -1:
+            return os.cpu_count() or 1
+    raise param_error("n_jobs", "None, a positive int or -1", n_jobs, caller)
 
 
 _EMPTY_CODE = {"exclude": 0, "zero": 1, "one": 2}
