@@ -186,6 +186,10 @@ def bench_skrank(d: RankingData, out: Results, repeats: int, budget: float) -> N
         sec, samples, val = measure(lambda m=m: skrank_eval(d, [m], preset="lightgbm"),
                                     repeats, budget)
         out.add(d.n_rows, "skrank preset=lightgbm", m, sec, samples, val)
+    # the kernel releases the GIL: the same call on two threads (identical result)
+    for m in METRICS:
+        sec, samples, val = measure(lambda m=m: skrank_eval(d, [m], n_jobs=2), repeats, budget)
+        out.add(d.n_rows, "skrank n_jobs=2", m, sec, samples, val)
 
 
 def bench_lightgbm(d: RankingData, out: Results, repeats: int, budget: float) -> None:
@@ -438,6 +442,7 @@ def fmt_x(x):
 TABLE_TOOLS = (
     ("skrank ties=pessimistic", "skrank evaluate (default ties)"),
     ("skrank preset=lightgbm", "skrank evaluate, preset=lightgbm"),
+    ("skrank n_jobs=2", "skrank evaluate, n_jobs=2 (two threads)"),
     ("LightGBM own metric (C++)", "LightGBM own metric (C++)"),
     ("LightGBM own metric (C++), 1 thread", "LightGBM own metric, 1 thread"),
     ("XGBoost own metric (C++)", "XGBoost own metric (C++)"),
