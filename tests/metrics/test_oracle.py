@@ -115,3 +115,15 @@ def test_default_k_convention():
     conv = Conventions(default_k=32, ties="input")
     for metric in METRICS:
         check_against_oracle(y_true, y_score, qid, metric, None, conv)
+
+
+@given(data=grouped_data(), metric=st.sampled_from(METRICS),
+       k=st.one_of(st.none(), st.integers(1, 8)), conv=conventions)
+def test_fractional_and_large_labels_match_oracle(data, metric, k, conv):
+    # labels that are not small integers take the sort-based ideal ranking, not label counts
+    y_true, y_score, qid = data
+    y = y_true * 0.75
+    y[::3] += 70  # beyond the label-count table
+    if isinstance(conv.gain, tuple) or conv.gain == "exp":
+        conv = conv.replace(gain="linear")
+    check_against_oracle(y, y_score, qid, metric, k, conv)

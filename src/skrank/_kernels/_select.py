@@ -8,6 +8,7 @@ and a row whose score is below the current k-th best is rejected with one compar
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 # tie modes (kept in sync with conventions.TIE_RULES)
@@ -142,61 +143,13 @@ def select_top(n, k, scores, labels, tiekey, use_key, mode, out, hs, hl, ht):
 def top_values(values, n, k, out):
     """The ``k`` largest of ``values[:n]`` in descending order into ``out``; return k used.
 
-    Used for the ideal ranking, where only the values matter.
+    The ideal ranking when gains do not come from a small label table (fractional or large
+    labels); the usual case counts labels instead.
     """
-    if k > n:
-        k = n
+    k = min(k, n)
     if k <= 0:
         return 0
-    size = 0
-    for j in range(n):
-        v = values[j]
-        if size < k:
-            pos = size
-            while pos > 0:
-                parent = (pos - 1) // 2
-                if out[parent] > v:
-                    out[pos] = out[parent]
-                    pos = parent
-                else:
-                    break
-            out[pos] = v
-            size += 1
-        elif v > out[0]:
-            pos = 0
-            while True:
-                child = 2 * pos + 1
-                if child >= size:
-                    break
-                right = child + 1
-                if right < size and out[right] < out[child]:
-                    child = right
-                if out[child] < v:
-                    out[pos] = out[child]
-                    pos = child
-                else:
-                    break
-            out[pos] = v
-    # sort the min-heap descending
-    end = size - 1
-    while end > 0:
-        tmp = out[0]
-        out[0] = out[end]
-        out[end] = tmp
-        v = out[0]
-        pos = 0
-        while True:
-            child = 2 * pos + 1
-            if child >= end:
-                break
-            right = child + 1
-            if right < end and out[right] < out[child]:
-                child = right
-            if out[child] < v:
-                out[pos] = out[child]
-                pos = child
-            else:
-                break
-        out[pos] = v
-        end -= 1
-    return size
+    ordered = np.sort(values[:n])
+    for i in range(k):
+        out[i] = ordered[n - 1 - i]
+    return k

@@ -164,10 +164,9 @@ def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metri
             f"(2**label overflows). Got {hi!r} instead."
         )
     max_label = hi if hi != -np.inf else 0.0
-    # exponential gains of small integer labels come from a table (exact, and no pow())
-    exp_table = None
-    if conv.gain == "exp" and integer and max_label <= 62:
-        exp_table = 2.0 ** np.arange(int(max_label) + 1) - 1.0
+    # small integer labels: gains come from a table (exact, no pow(), and the kernel takes the
+    # ideal ranking from label counts)
+    int_labels = int(max_label) + 1 if integer and max_label <= 62 else 0
     if any(m.name == "err" for m in metrics) and conv.max_label is not None:
         if hi > conv.max_label:
             raise InputError(
@@ -175,7 +174,7 @@ def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metri
                 f"{conv.max_label} for ERR. Got {hi!r} instead."
             )
         max_label = float(conv.max_label)
-    return max_label, exp_table
+    return max_label, int_labels
 
 
 def _tiekey(doc_id, grouping: Grouping, n: int, caller: str) -> np.ndarray:
@@ -338,7 +337,7 @@ max_label, empty_weighted, arithmetic
             f"The 'y_score' parameter of {caller} must hold finite scores. "
             f"Got {y_score[bad].item()!r} at row {bad} instead."
         )
-    max_lab, exp_table = _check_labels(y_true, conv, specs, caller)
+    max_lab, int_labels = _check_labels(y_true, conv, specs, caller)
     if conv.score_precision == "float32":
         y_score = y_score.astype(np.float32)
 
@@ -379,22 +378,24 @@ max_label, empty_weighted, arithmetic
         kinds = np.array([_KIND[s.name] for s in group_specs], dtype=np.int64)
         ks_arr = np.array(ks, dtype=np.int64)
         args = (y_true, y_score, tiekey, mask, grouping, mconv)
-        raw = _run(*args, mconv.ties, kinds, ks_arr, max_lab, exp_table, n_threads)
+        raw = _run(*args, mconv.ties, kinds, ks_arr, max_lab, int_labels, n_threads)
         bounds = None
         if tie_bounds:
-            bounds = tuple(_run(*args, rule, kinds, ks_arr, max_lab, exp_table, n_threads)
+            bounds = tuple(_run(*args, rule, kinds, ks_arr, max_lab, int_labels, n_threads)
                            for rule in ("pessimistic", "optimistic"))
         for j, spec in enumerate(group_specs):
             results[spec] = _finish(spec, j, raw, bounds, grouping, mconv, weights, caller)
     return EvaluationResult(tuple(specs), grouping.qids, conv, results)
 
 
-def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max_lab, exp_table,
+def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max_lab, int_labels,
          n_threads):
     if isinstance(conv.gain, tuple):
         gain_mode, table = K.GAIN_TABLE, np.asarray(conv.gain, dtype=np.float64)
-    elif conv.gain == "exp" and exp_table is not None:
-        gain_mode, table = K.GAIN_TABLE, exp_table
+    elif int_labels:
+        labels = np.arange(int_labels, dtype=np.float64)
+        gain_mode = K.GAIN_TABLE
+        table = labels if conv.gain == "linear" else 2.0**labels - 1.0
     else:
         gain_mode = K.GAIN_EXP if conv.gain == "exp" else K.GAIN_LINEAR
         table = np.zeros(1, dtype=np.float64)
