@@ -2,8 +2,9 @@
 
 A row ``a`` ranks before row ``b`` when its score is higher; equal scores are ordered by the
 tie rule's secondary key, and finally by input position, so the order is total and
-deterministic. Selection keeps a bounded heap of the best ``k`` rows: O(n log k) per query,
-and a row whose score is below the current k-th best is rejected with one comparison.
+deterministic. Selection keeps the best ``k`` rows in an insertion-sorted buffer (small k) or
+a bounded heap (O(n log k)); a row whose score is below the current k-th best is rejected
+with one comparison.
 """
 
 from __future__ import annotations
