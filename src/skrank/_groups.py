@@ -10,7 +10,7 @@ from numba import njit
 from ._validation import param_error
 from .exceptions import InputError
 
-__all__ = ["Grouping", "group_rows", "qid_from_group_sizes"]
+__all__ = ["Grouping", "group_rows"]
 
 
 @dataclass(frozen=True)
@@ -174,8 +174,3 @@ def group_rows(
     np.cumsum(counts, out=offsets[1:])
     return Grouping(uniq[by_first], offsets, rows)
 
-
-def qid_from_group_sizes(group) -> np.ndarray:
-    """Per-row query ids ``0, 0, ..., 1, ...`` from group sizes (LightGBM's ``group``)."""
-    sizes = np.asarray(group, dtype=np.int64)
-    return np.repeat(np.arange(sizes.shape[0]), sizes)

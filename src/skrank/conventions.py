@@ -8,7 +8,6 @@ builds it from a preset and user overrides. Presets reproduce the reference libr
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Union
@@ -348,7 +347,3 @@ def resolve_conventions(
     given = {k: v for k, v in overrides.items() if v is not None}
     return base.replace(**given) if given else base
 
-
-def discount_table(n: int) -> list[float]:
-    """``1 / log2(i + 2)`` for i < n with the C library's log2 (bit-exact with LightGBM)."""
-    return [1.0 / math.log2(i + 2.0) for i in range(n)]
