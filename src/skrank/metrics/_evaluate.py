@@ -13,10 +13,11 @@ import numpy as np
 from numba import njit
 
 from .._groups import Grouping, group_rows
+from .._kernels import _fast as F
 from .._kernels import _metrics as K
 from .._validation import param_error
 from ..conventions import Conventions, for_metric, resolve_conventions
-from ..exceptions import EmptyQueryError, InputError
+from ..exceptions import EmptyQueryError, InputError, InvalidParameterError
 from ._result import EvaluationResult, MetricResult
 from ._spec import Metric
 
@@ -309,11 +310,9 @@ max_label, empty_weighted, arithmetic
         raise param_error("tie_bounds", "a bool", tie_bounds, caller)
     n_threads = _threads(n_jobs, caller)
 
-    # labels as float64 and scores as float64 (or float32 when ranked in float32): one
-    # compiled kernel per score precision, whatever dtypes the caller has
-    y_true = np.ascontiguousarray(
-        _numeric("y_true", _as_1d("y_true", y_true, caller), caller), dtype=np.float64
-    )
+    # labels keep an integer dtype (int64) or become float64, scores float64 (or float32 when
+    # ranked in float32): few compiled kernels, whatever dtypes the caller has
+    y_true = _labels_array(_numeric("y_true", _as_1d("y_true", y_true, caller), caller))
     y_score = np.ascontiguousarray(
         _numeric("y_score", _as_1d("y_score", y_score, caller), caller), dtype=np.float64
     )
@@ -331,61 +330,188 @@ max_label, empty_weighted, arithmetic
         mask = _as_1d("retrieved", retrieved, caller)
         if mask.dtype.kind != "b" or mask.shape[0] != n:
             raise param_error("retrieved", f"a boolean array of length {n}", retrieved, caller)
-    bad = _all_finite_where(y_score, mask)
-    if bad >= 0:
-        raise InputError(
-            f"The 'y_score' parameter of {caller} must hold finite scores. "
-            f"Got {y_score[bad].item()!r} at row {bad} instead."
-        )
-    max_lab, int_labels = _check_labels(y_true, conv, specs, caller)
     if conv.score_precision == "float32":
         y_score = y_score.astype(np.float32)
 
-    grouping = group_rows(n, qid, group, caller=caller)
+    # metrics sharing the same conventions share one pass (a preset may differ per metric)
+    by_conv: dict[Conventions, list[Metric]] = {}
+    for spec in specs:
+        by_conv.setdefault(for_metric(conv, preset, spec.name, explicit), []).append(spec)
+    # the one-pass kernel checks scores and labels as it reads them; any other route checks
+    # them first (as does a failed fast pass, to raise the precise error)
+    fast = (retrieved is None and doc_id is None
+            and all(_fast_eligible(c, ss, conv.max_label) for c, ss in by_conv.items()))
+    checked = None
+    if not fast:
+        checked = _check_values(y_true, y_score, mask, conv, specs, caller)
+    try:
+        grouping = group_rows(n, qid, group, caller=caller)
+    except (InputError, InvalidParameterError):
+        if checked is None:  # errors in the values come first, as on the checked route
+            _check_values(y_true, y_score, mask, conv, specs, caller)
+        raise
     tiekey = np.zeros(0, dtype=np.int64)
     if doc_id is not None:
         tiekey = _tiekey(doc_id, grouping, n, caller)
     elif conv.ties == "docid":
         raise param_error("doc_id", "given when ties='docid' (trec_eval's tie rule)", None, caller)
 
-    weights = None
-    if sample_weight is not None:
-        w = _numeric("sample_weight", _as_1d("sample_weight", sample_weight, caller), caller)
-        if w.shape[0] != n:
-            raise InputError(
-                f"The 'sample_weight' parameter of {caller} must have one weight per row: "
-                f"y_true has {n} rows but sample_weight has {w.shape[0]}."
-            )
-        if not np.isfinite(w).all() or (w < 0).any():
-            raise InputError(
-                f"The 'sample_weight' parameter of {caller} must hold finite non-negative "
-                "weights."
-            )
-        if w.dtype.kind != "f":
-            w = w.astype(np.float64)
-        weights = _query_weights(grouping.rows, grouping.offsets, w)  # rows: arange if contiguous
+    try:
+        weights = _weights(sample_weight, grouping, n, caller)
+    except InputError:
+        if checked is None:
+            _check_values(y_true, y_score, mask, conv, specs, caller)
+        raise
 
-    # metrics sharing the same conventions share one pass (a preset may differ per metric)
-    by_conv: dict[Conventions, list[Metric]] = {}
-    for spec in specs:
-        by_conv.setdefault(for_metric(conv, preset, spec.name, explicit), []).append(spec)
+    raws = None
+    if fast and grouping.contiguous:
+        raws = _run_all_fast(y_true, y_score, grouping, by_conv, conv, specs, tie_bounds,
+                             n_threads)
+        # None: a row failed the kernel's check; the full check raises the precise error, or
+        # the labels are valid but not small integers (the general kernel takes them)
+    if raws is None:
+        if checked is None:
+            checked = _check_values(y_true, y_score, mask, conv, specs, caller)
+        labels = y_true.astype(np.float64, copy=False)
+        raws = {}
+        for mconv, group_specs in by_conv.items():
+            kinds, ks_arr = _kinds_ks(mconv, group_specs)
+            args = (labels, y_score, tiekey, mask, grouping, mconv)
+            raw = _run(*args, mconv.ties, kinds, ks_arr, *checked, n_threads)
+            bounds = None
+            if tie_bounds:
+                bounds = tuple(_run(*args, rule, kinds, ks_arr, *checked, n_threads)
+                               for rule in ("pessimistic", "optimistic"))
+            raws[mconv] = (raw, bounds)
     results = {}
     for mconv, group_specs in by_conv.items():
-        ks = []
-        for s in group_specs:
-            k = s.k if s.k is not None else mconv.default_k
-            ks.append(0 if k is None else k)
-        kinds = np.array([_KIND[s.name] for s in group_specs], dtype=np.int64)
-        ks_arr = np.array(ks, dtype=np.int64)
-        args = (y_true, y_score, tiekey, mask, grouping, mconv)
-        raw = _run(*args, mconv.ties, kinds, ks_arr, max_lab, int_labels, n_threads)
-        bounds = None
-        if tie_bounds:
-            bounds = tuple(_run(*args, rule, kinds, ks_arr, max_lab, int_labels, n_threads)
-                           for rule in ("pessimistic", "optimistic"))
+        raw, bounds = raws[mconv]
         for j, spec in enumerate(group_specs):
             results[spec] = _finish(spec, j, raw, bounds, grouping, mconv, weights, caller)
     return EvaluationResult(tuple(specs), grouping.qids, conv, results)
+
+
+def _weights(sample_weight, grouping: Grouping, n: int, caller: str):
+    """Each query's weight: the mean of its rows' ``sample_weight`` (None without weights)."""
+    if sample_weight is None:
+        return None
+    w = _numeric("sample_weight", _as_1d("sample_weight", sample_weight, caller), caller)
+    if w.shape[0] != n:
+        raise InputError(
+            f"The 'sample_weight' parameter of {caller} must have one weight per row: "
+            f"y_true has {n} rows but sample_weight has {w.shape[0]}."
+        )
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise InputError(
+            f"The 'sample_weight' parameter of {caller} must hold finite non-negative "
+            "weights."
+        )
+    if w.dtype.kind != "f":
+        w = w.astype(np.float64)
+    return _query_weights(grouping.rows, grouping.offsets, w)  # rows: arange if contiguous
+
+
+def _labels_array(arr: np.ndarray) -> np.ndarray:
+    """Labels as int64 (integer or bool input) or float64, contiguous."""
+    if arr.dtype.kind in "iub":
+        return np.ascontiguousarray(arr, dtype=np.int64)
+    return np.ascontiguousarray(arr, dtype=np.float64)
+
+
+def _check_values(y_true, y_score, mask, conv: Conventions, specs, caller: str):
+    """Check scores and labels; return (max_label, int_labels) for the general kernel."""
+    bad = _all_finite_where(y_score, mask)
+    if bad >= 0:
+        raise InputError(
+            f"The 'y_score' parameter of {caller} must hold finite scores. "
+            f"Got {y_score[bad].item()!r} at row {bad} instead."
+        )
+    return _check_labels(y_true.astype(np.float64, copy=False), conv, specs, caller)
+
+
+# the one-pass kernel's gain table for exponential and linear gain: labels 0..62
+_FAST_LABELS = np.arange(63, dtype=np.float64)
+_FAST_GAINS = {"exp": 2.0**_FAST_LABELS - 1.0, "linear": _FAST_LABELS}
+_FAST_TIES = ("pessimistic", "optimistic", "input")
+
+
+def _kinds_ks(conv: Conventions, specs) -> tuple[np.ndarray, np.ndarray]:
+    """Kernel codes and cutoffs (0: the whole list) of metrics sharing ``conv``."""
+    ks = []
+    for s in specs:
+        k = s.k if s.k is not None else conv.default_k
+        ks.append(0 if k is None else k)
+    kinds = np.array([_KIND[s.name] for s in specs], dtype=np.int64)
+    return kinds, np.array(ks, dtype=np.int64)
+
+
+def _fast_eligible(conv: Conventions, specs, max_label: int | None) -> bool:
+    """Whether the one-pass kernel computes these metrics (see ``_kernels._fast``)."""
+    if conv.ties not in _FAST_TIES:
+        return False
+    kinds, ks = _kinds_ks(conv, specs)
+    for kind, k in zip(kinds.tolist(), ks.tolist()):
+        if kind == K.ERR and max_label is None:
+            return False  # ERR's scale depends on the largest label of the whole input
+        if kind != K.RR and not 1 <= k <= F.SMALL_K:
+            return False
+    return True
+
+
+def _run_all_fast(y_true, y_score, grouping, by_conv, conv, specs, tie_bounds, n_threads):
+    """Every metric group through the one-pass kernel; None if a row fails its check."""
+    has_err = any(s.name == "err" for s in specs)
+    out = {}
+    for mconv, group_specs in by_conv.items():
+        if isinstance(mconv.gain, tuple):
+            table = np.asarray(mconv.gain, dtype=np.float64)
+        else:
+            table = _FAST_GAINS[mconv.gain]
+        if has_err and conv.max_label is not None:
+            table = table[: conv.max_label + 1]  # larger labels: the full check raises
+        order = np.argsort(-table, kind="stable").astype(np.int64)
+        kinds, ks = _kinds_ks(mconv, group_specs)
+        err_scale = float(2.0 ** -conv.max_label) if conv.max_label is not None else 1.0
+        rules = [mconv.ties] + (["pessimistic", "optimistic"] if tie_bounds else [])
+        raws = []
+        for rule in rules:
+            raw = _run_fast(y_true, y_score, grouping.offsets, mconv, rule, table, order,
+                            err_scale, kinds, ks, n_threads)
+            if raw is None:
+                return None
+            raws.append(raw)
+        out[mconv] = (raws[0], tuple(raws[1:]) if tie_bounds else None)
+    return out
+
+
+def _run_fast(y_true, y_score, offsets, conv, tie_rule, table, order, err_scale, kinds, ks,
+              n_threads):
+    n_q = offsets.shape[0] - 1
+    m = kinds.shape[0]
+    values = np.empty((n_q, m), dtype=np.float64)
+    empty = np.zeros((n_q, m), dtype=np.bool_)
+    ties = np.zeros((n_q, m), dtype=np.bool_)
+
+    def run(ab):
+        a, b = ab
+        return F.evaluate_contiguous(
+            offsets[a:b + 1], y_true, y_score, _TIE[tie_rule], table, order,
+            float(conv.rel_min), err_scale, _AP_DEN[conv.ap_denominator],
+            conv.p_divisor == "min_k_n", kinds, ks, conv.arithmetic == "xgboost",
+            values[a:b], empty[a:b], ties[a:b],
+        )
+
+    bounds = _chunk_bounds(offsets, n_threads)
+    chunks = list(itertools.pairwise(bounds))
+    if len(chunks) == 1:
+        bad = [run(chunks[0])]
+    else:
+        # the kernel releases the GIL: chunks of about equal rows run in parallel threads
+        with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+            bad = list(pool.map(run, chunks))
+    if any(b >= 0 for b in bad):
+        return None
+    return values, empty, ties
 
 
 def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max_lab, int_labels,
