@@ -70,20 +70,27 @@ class Grouping:
 
 @njit(cache=True)
 def _run_starts_int(qid):
+    """Starts of the runs of equal ids (plus ``n``), and whether run ids strictly increase.
+
+    One pass: the starts go to a buffer of ``n + 1`` entries of which only the used pages are
+    ever touched, then the used prefix is copied out.
+    """
     n = qid.shape[0]
+    buf = np.empty(n + 1, dtype=np.int64)
+    buf[0] = 0
     count = 1
+    increasing = True
+    prev = qid[0]
     for i in range(1, n):
-        if qid[i] != qid[i - 1]:
+        cur = qid[i]
+        if cur != prev:
+            if cur < prev:
+                increasing = False
+            buf[count] = i
             count += 1
-    starts = np.empty(count + 1, dtype=np.int64)
-    starts[0] = 0
-    c = 1
-    for i in range(1, n):
-        if qid[i] != qid[i - 1]:
-            starts[c] = i
-            c += 1
-    starts[count] = n
-    return starts
+            prev = cur
+    buf[count] = n
+    return buf[: count + 1].copy(), increasing
 
 
 def _as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
@@ -154,13 +161,14 @@ def group_rows(
     arr = _as_qid_array(qid, n, caller)
     if n == 0:
         return Grouping(arr[:0], np.zeros(1, np.int64), None)
-    if arr.dtype.kind in "iub":
-        starts = _run_starts_int(arr)
+    increasing = False
+    if arr.dtype.kind in "iu":
+        starts, increasing = _run_starts_int(arr)
     else:
         change = np.flatnonzero(arr[1:] != arr[:-1]) + 1
         starts = np.concatenate(([0], change, [n])).astype(np.int64)
     run_ids = arr[starts[:-1]]
-    if _all_distinct(run_ids):
+    if increasing or _all_distinct(run_ids):
         return Grouping(run_ids, starts, None)
     # non-contiguous: number queries by first appearance, then a stable sort of the rows
     uniq, first_row, inverse = np.unique(arr, return_index=True, return_inverse=True)

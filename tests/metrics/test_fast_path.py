@@ -1,0 +1,148 @@
+"""The one-pass kernel (``_kernels._fast``) gives the general kernel's numbers, bit for bit.
+
+``evaluate`` takes the one-pass kernel when queries are contiguous, labels are small integers,
+the tie rule is pessimistic, optimistic or input and every cutoff is at most 32; anything else
+goes to the general kernel. The same rows with the queries interleaved (each query keeping its
+own row order) are not contiguous, so they take the general kernel: both routes must agree
+exactly, per query, with the same empty and tie counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import skrank
+from skrank import InputError
+from skrank.metrics import _evaluate
+
+METRICS = ["ndcg@1", "ndcg@10", "ndcg@32", "dcg@5", "p@5", "r@10", "hit@3", "ap@10", "rr",
+           "rr@3"]
+
+
+def _data(seed: int, n_queries: int = 60, max_size: int = 70, n_labels: int = 5):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, max_size, size=n_queries)
+    qid = np.repeat(np.arange(n_queries) * 7 + 3, sizes)
+    y = rng.integers(0, n_labels, size=qid.shape[0])
+    y[qid == qid[0]] = 0  # one query without a relevant document
+    s = np.round(rng.random(qid.shape[0]) + 0.3 * y, 1)  # coarse: many ties
+    return y, s, qid
+
+
+def _interleaved(qid: np.ndarray) -> np.ndarray:
+    """A row order that deals the queries out round-robin, keeping each query's row order."""
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    position = np.arange(qid.shape[0]) - np.repeat(starts, np.diff(np.r_[starts, qid.shape[0]]))
+    return np.lexsort((qid, position))
+
+
+@pytest.fixture
+def fast_calls(monkeypatch):
+    """Count the calls of the one-pass kernel, to know which route a call took."""
+    calls = []
+    real = _evaluate.F.evaluate_contiguous
+
+    def counting(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(_evaluate.F, "evaluate_contiguous", counting)
+    return calls
+
+
+def _assert_same(a, b):
+    """Two results over the same queries, whatever the order of their qids."""
+    order_b = {q: i for i, q in enumerate(b.qids.tolist())}
+    idx = np.array([order_b[q] for q in a.qids.tolist()])
+    for name in a:
+        ra, rb = a[name], b[name]
+        np.testing.assert_array_equal(ra.per_query, rb.per_query[idx], err_msg=name)
+        assert ra.value == rb.value or (np.isnan(ra.value) and np.isnan(rb.value)), name
+        assert (ra.n_empty, ra.n_tie_affected) == (rb.n_empty, rb.n_tie_affected), name
+
+
+@pytest.mark.parametrize("ties", ["pessimistic", "optimistic", "input"])
+@pytest.mark.parametrize("gain", ["exp", "linear", (0.0, 1.0, 7.0, 3.0, 15.0)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_one_pass_equals_general_kernel(ties, gain, seed, fast_calls):
+    y, s, qid = _data(seed)
+    fast = skrank.evaluate(y, s, qid, metrics=METRICS, ties=ties, gain=gain, tie_bounds=True)
+    assert fast_calls, "the contiguous call should take the one-pass kernel"
+    fast_calls.clear()
+    perm = _interleaved(qid)
+    general = skrank.evaluate(y[perm], s[perm], qid[perm], metrics=METRICS, ties=ties,
+                              gain=gain, tie_bounds=True)
+    assert not fast_calls, "interleaved queries should take the general kernel"
+    _assert_same(fast, general)
+    for name in METRICS:
+        assert fast[name].tie_interval == general[name].tie_interval
+
+
+@pytest.mark.parametrize("preset", ["lightgbm", "xgboost"])
+def test_presets_agree_across_kernels(preset):
+    y, s, qid = _data(7)
+    metrics = ["ndcg@5", "ndcg@10", "ap@10", "p@10"]
+    w = np.random.default_rng(7).random(y.shape[0]).astype(np.float32)
+    kw = {"sample_weight": w}
+    a = skrank.evaluate(y, s, qid, metrics=metrics, preset=preset, **kw)
+    perm = _interleaved(qid)
+    kw = {k: v[perm] for k, v in kw.items()}
+    b = skrank.evaluate(y[perm], s[perm], qid[perm], metrics=metrics, preset=preset, **kw)
+    _assert_same(a, b)
+
+
+def test_large_queries_and_n_jobs(fast_calls):
+    # queries longer than 255 rows flush the packed label counts more than once; labels 8+
+    # are counted in memory
+    y, s, qid = _data(3, n_queries=12, max_size=900, n_labels=12)
+    metrics = ["ndcg@10", "ap@20", "rr", "err@5"]
+    a = skrank.evaluate(y, s, qid, metrics=metrics, max_label=11)
+    b = skrank.evaluate(y, s, qid, metrics=metrics, max_label=11, n_jobs=3)
+    assert fast_calls
+    perm = _interleaved(qid)
+    c = skrank.evaluate(y[perm], s[perm], qid[perm], metrics=metrics, max_label=11)
+    _assert_same(a, b)
+    _assert_same(a, c)
+
+
+def test_float_labels_take_the_same_route(fast_calls):
+    y, s, qid = _data(4)
+    a = skrank.evaluate(y, s, qid, metrics=METRICS)
+    b = skrank.evaluate(y.astype(np.float64), s, qid, metrics=METRICS)
+    assert len(fast_calls) == 2
+    _assert_same(a, b)
+
+
+@pytest.mark.parametrize("change", ["fractional", "large"])
+def test_labels_the_one_pass_kernel_cannot_take(change, fast_calls):
+    # valid labels outside the small-integer table: the kernel stops, the general one answers
+    y, s, qid = _data(5)
+    y = y.astype(np.float64)
+    y[5] = 0.5 if change == "fractional" else 100.0
+    gain = "linear"
+    a = skrank.evaluate(y, s, qid, metrics=METRICS, gain=gain)
+    assert fast_calls
+    perm = _interleaved(qid)
+    b = skrank.evaluate(y[perm], s[perm], qid[perm], metrics=METRICS, gain=gain)
+    _assert_same(a, b)
+
+
+def test_routes_not_taken_by_the_one_pass_kernel(fast_calls):
+    y, s, qid = _data(6)
+    for kw in ({"ties": "average"}, {"metrics": ["ndcg@50"]}, {"metrics": ["ndcg"]},
+               {"metrics": ["err@10"]}, {"retrieved": np.ones(y.shape[0], bool)},
+               {"doc_id": np.arange(y.shape[0])}):
+        skrank.evaluate(y, s, qid, **kw)
+    assert not fast_calls
+
+
+def test_value_errors_come_before_grouping_errors():
+    # a NaN score and a misaligned qid: the score is reported first on either route
+    with pytest.raises(InputError, match="'y_score'"):
+        skrank.evaluate([1, 0, 1], [0.1, np.nan, 0.3], [1, 1])
+    with pytest.raises(InputError, match="'y_true'"):
+        skrank.evaluate([1, -1, 1], [0.1, 0.2, 0.3], [1, 1], group=None)
+    with pytest.raises(InputError, match="'y_true'"):
+        skrank.evaluate([1, np.nan, 1], [0.1, 0.2, 0.3], [1, 2, 1],
+                        sample_weight=[1.0, -1.0, 1.0])
