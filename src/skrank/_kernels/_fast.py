@@ -36,7 +36,6 @@ from ._metrics import (
     RR,
     P,
     R,
-    _rr,
     _stop_prob,
     discounts,
 )
@@ -82,8 +81,20 @@ def evaluate_contiguous(
             k_sort = ks[j]
         if kinds[j] == NDCG and ks[j] > k_ideal:
             k_ideal = ks[j]
-    hs = np.empty(max(k_sort, 1), dtype=scores.dtype)  # buffer: scores, best first
-    hl = np.empty(max(k_sort, 1), dtype=np.int64)  # and their labels
+    max_n = 1
+    for q in range(n_q):
+        max_n = max(max_n, offsets[q + 1] - offsets[q])
+    # the query's rows, copied while checked: the later passes read these (reading the big
+    # arrays a second time is several times slower than reading a small local copy)
+    bs = np.empty(max_n, dtype=scores.dtype)
+    bl = np.empty(max_n, dtype=np.int64)
+    # the best rows, best first: scores and labels (room for every candidate, and for the
+    # first row left out)
+    hs = np.empty(max(k_sort + 1, MAX_CANDIDATES), dtype=scores.dtype)
+    hl = np.empty(max(k_sort + 1, MAX_CANDIDATES), dtype=np.int64)
+    cand = np.empty(max_n, dtype=np.int64)  # positions at or above the threshold
+    cs = np.empty(MAX_CANDIDATES, dtype=scores.dtype)
+    ck = np.empty(MAX_CANDIDATES, dtype=np.int64)  # their tie keys
     ideal = np.empty(max(k_ideal, 1), dtype=np.float64)
     counts = np.zeros(n_labels, dtype=np.int64)
     monotone = True  # gains never decrease with the label (exp, linear, LightGBM's default)
@@ -97,20 +108,19 @@ def evaluate_contiguous(
         hi = offsets[q + 1]
         n = hi - lo
         kq = min(k_sort, n)
-        size = 0
-        # rows scoring below ``thr`` (the k-th best score once the buffer is full) are out
-        thr = -np.inf if kq > 0 else np.inf
-        # the best score among rows left out of the buffer (rejected or evicted)
-        rest_max = -np.inf
+
+        # pass 1: check each row, count its label, copy it, find the score range
         max_label = 0
+        s_min = np.inf
+        s_max = -np.inf
         # labels 0..7 are counted in the bytes of one integer (no store-to-load chain through
         # memory when neighbouring rows share a label), flushed every 255 rows
         for block in range(lo, hi, 255):
             packed = 0
             for r in range(block, min(block + 255, hi)):
                 lab = labels[r]
-                s = scores[r]
-                if not (lab >= 0 and lab < n_labels) or s - s != 0.0:
+                sc = scores[r]
+                if not (lab >= 0 and lab < n_labels) or sc - sc != 0.0:
                     return r
                 li = np.int64(lab)
                 if li != lab:
@@ -120,35 +130,33 @@ def evaluate_contiguous(
                     packed += np.int64(1) << (li << 3)
                 else:
                     counts[li] += 1
-                if s < thr:
-                    rest_max = max(rest_max, s)
-                    continue
-                if size == kq:
-                    # a later row goes before an entry only on a higher score, or on an equal
-                    # score with a lower (pessimistic) or higher (optimistic) label
-                    if s == thr and not ((pess and li < hl[kq - 1]) or (opt and li > hl[kq - 1])):
-                        rest_max = max(rest_max, s)
-                        continue
-                    rest_max = max(rest_max, thr)  # the evicted entry
-                    pos = kq - 1
-                else:
-                    pos = size
-                    size += 1
-                while pos > 0:
-                    sp = hs[pos - 1]
-                    if s > sp or (s == sp and ((pess and li < hl[pos - 1])
-                                               or (opt and li > hl[pos - 1]))):
-                        hs[pos] = sp
-                        hl[pos] = hl[pos - 1]
-                        pos -= 1
-                    else:
-                        break
-                hs[pos] = s
-                hl[pos] = li
-                if size == kq:
-                    thr = hs[kq - 1]
+                bs[r - lo] = sc
+                bl[r - lo] = li
+                s_min = sc if sc < s_min else s_min
+                s_max = sc if sc > s_max else s_max
             for c in range(min(max_label + 1, 8)):
                 counts[c] += (packed >> (c << 3)) & 255
+
+        # the best kq rows in rank order into hs/hl; ``continues``: a row left out ties with
+        # the last one taken
+        continues = False
+        if kq > 0:
+            n_cand = _candidates(bs, n, kq, s_min, s_max, cand)
+            if n_cand <= MAX_CANDIDATES:
+                for i in range(n_cand):
+                    pos = cand[i]
+                    cs[i] = bs[pos]
+                    lab_i = bl[pos]
+                    if pess:
+                        ck[i] = lab_i * n + pos
+                    elif opt:
+                        ck[i] = (n_labels - 1 - lab_i) * n + pos
+                    else:
+                        ck[i] = pos
+                _rank(cs, ck, bl, cand, n_cand, hs, hl)
+                continues = n_cand > kq and hs[kq] == hs[kq - 1]
+            else:
+                continues = _insertion_select(bs, bl, n, kq, pess, opt, hs, hl)
 
         # labels: relevant count, the largest gain, the ideal ranking (counts of labels above
         # max_label are zero)
@@ -181,12 +189,11 @@ def evaluate_contiguous(
 
         # the tie group of the last buffered score: does it continue outside the buffer, and
         # are its labels mixed?
-        n_top = size
+        n_top = kq
         last_score = hs[n_top - 1] if n_top > 0 else 0.0
         last_start = n_top
         while last_start > 0 and hs[last_start - 1] == last_score:
             last_start -= 1
-        continues = n_top > 0 and rest_max == last_score
         last_lo = 0
         last_hi = 0
         if n_top > 0:
@@ -196,11 +203,19 @@ def evaluate_contiguous(
                 last_lo = min(last_lo, hl[t])
                 last_hi = max(last_hi, hl[t])
             if continues:
-                for r in range(lo, hi):
-                    if scores[r] == last_score:
-                        lab_r = np.int64(labels[r])
-                        last_lo = min(last_lo, lab_r)
-                        last_hi = max(last_hi, lab_r)
+                for i in range(n):
+                    if bs[i] == last_score:
+                        last_lo = min(last_lo, bl[i])
+                        last_hi = max(last_hi, bl[i])
+
+        # the start of the first tie group (inside the buffer) whose labels are mixed
+        first_mixed = n_top
+        start = 0
+        for i in range(1, n_top):
+            same = np.int64(hs[i] == hs[i - 1])
+            start = i - (i - start) * same  # arithmetic selects: no data-dependent branch
+            pair = same & np.int64(hl[i] != hl[i - 1])
+            first_mixed = min(first_mixed, n_top - (n_top - start) * pair)
 
         for j in range(m):
             kind = kinds[j]
@@ -208,33 +223,17 @@ def evaluate_contiguous(
             graded = kind == NDCG or kind == DCG
             empty[q, j] = (max_gain <= 0.0) if graded else (n_rel == 0)
             if kind == RR:
-                values[q, j], ties[q, j] = _rr(
-                    n, k, scores[lo:hi], labels[lo:hi], offsets[:0], False, tie_mode, rel_min
-                )
+                values[q, j], ties[q, j] = _reciprocal_rank(bs, bl, n, k, tie_mode, rel_min)
                 continue
             kk = min(k, n)
             values[q, j] = _value(kind, kk, k, hl, gain_table, rel_min, err_scale, ap_den,
                                   p_min_kn, n, n_rel, disc, ideal, n_ideal, terms_times_inverse)
-            # did a tie with mixed labels fall inside the top kk?
-            affected = False
-            i = 0
-            while i < kk:
-                s = hs[i]
-                lo_l = hl[i]
-                hi_l = lo_l
-                e = i + 1
-                while e < n_top and hs[e] == s:
-                    lo_l = min(lo_l, hl[e])
-                    hi_l = max(hi_l, hl[e])
-                    e += 1
-                cut = e > kk or (s == last_score and continues)
-                if s == last_score:
-                    lo_l = min(lo_l, last_lo)
-                    hi_l = max(hi_l, last_hi)
-                if hi_l != lo_l and (cut or not (kind == P or kind == R or kind == HIT)):
-                    affected = True
-                    break
-                i = e
+            # did a tie with mixed labels fall inside the top kk (P, R, hit rate: across kk)?
+            if kind == P or kind == R or kind == HIT:
+                affected = _cut_tie_mixed(hs, hl, kk, n_top, last_score, continues, last_lo,
+                                          last_hi)
+            else:
+                affected = first_mixed < kk or (last_start < kk and last_hi != last_lo)
             ties[q, j] = affected
     return -1
 
@@ -294,3 +293,185 @@ def _value(kind, kk, k, top_labels, gain_table, rel_min, err_scale, ap_den, p_mi
     else:
         den = hits
     return sum_prec / den if den > 0 else 0.0
+
+
+# candidates up to this many are ranked by counting (quadratic, but free of data-dependent
+# branches); more (heavy ties) go through an insertion-sorted buffer
+MAX_CANDIDATES = 64
+
+
+@njit(cache=True, inline="always")
+def _count_at_least(values, n, t):
+    c = 0
+    for i in range(n):
+        c += values[i] >= t
+    return c
+
+
+@njit(cache=True)
+def _candidates(values, n, k, v_min, v_max, cand):
+    """Positions of the values at or above a threshold that at least ``k`` values reach.
+
+    The threshold is found by interpolation between the lowest and the highest value (each
+    step counts the values at or above a trial threshold, a loop without data-dependent
+    branches), aiming at about 1.5 k candidates, in at most 8 steps. Returns their number;
+    when that is more than ``MAX_CANDIDATES``, nothing is written.
+    """
+    t_lo = v_min  # every value reaches it
+    c_lo = n
+    # above the top: no value reaches it (the guess c_hi = 0 only steers the interpolation;
+    # every threshold kept as t_lo is counted)
+    t_hi = v_max
+    c_hi = 0
+    for _ in range(8):
+        if c_lo <= 2 * k:
+            break
+        t = t_hi - (t_hi - t_lo) * ((1.5 * k - c_hi) / (c_lo - c_hi))
+        if not (t > t_lo and t <= t_hi):
+            break
+        c = _count_at_least(values, n, t)
+        if c >= k:
+            t_lo = t
+            c_lo = c
+        else:
+            t_hi = t
+            c_hi = c
+    if c_lo > MAX_CANDIDATES:
+        return c_lo
+    c = 0
+    for i in range(n):
+        cand[c] = i
+        c += values[i] >= t_lo
+    return c
+
+
+@njit(cache=True)
+def _rank(cs, ck, labels, cand, n_cand, hs, hl):
+    """Sort the candidates (scores ``cs``, distinct tie keys ``ck``) into hs/hl by counting.
+
+    A candidate's rank is the number of candidates with a higher score, or an equal score and
+    a smaller tie key.
+    """
+    for i in range(n_cand):
+        si = cs[i]
+        ki = ck[i]
+        rank = 0
+        for j in range(n_cand):
+            rank += (cs[j] > si) | ((cs[j] == si) & (ck[j] < ki))
+        hs[rank] = si
+        hl[rank] = labels[cand[i]]
+
+
+@njit(cache=True)
+def _insertion_select(scores, labels, n, k, pess, opt, hs, hl):
+    """The best ``k`` rows into hs/hl through an insertion-sorted buffer.
+
+    Returns whether a row left out ties with the last one taken.
+    """
+    size = 0
+    thr = -np.inf  # rows below the k-th best score so far are out
+    rest_max = -np.inf  # the best score among rows left out (rejected or evicted)
+    for r in range(n):
+        s = scores[r]
+        if s < thr:
+            rest_max = max(rest_max, s)
+            continue
+        li = labels[r]
+        if size == k:
+            # a later row goes before an entry only on a higher score, or on an equal
+            # score with a lower (pessimistic) or higher (optimistic) label
+            if s == thr and not ((pess and li < hl[k - 1]) or (opt and li > hl[k - 1])):
+                rest_max = max(rest_max, s)
+                continue
+            rest_max = max(rest_max, thr)  # the evicted entry
+            pos = k - 1
+        else:
+            pos = size
+            size += 1
+        while pos > 0:
+            sp = hs[pos - 1]
+            if s > sp or (s == sp and ((pess and li < hl[pos - 1]) or (opt and li > hl[pos - 1]))):
+                hs[pos] = sp
+                hl[pos] = hl[pos - 1]
+                pos -= 1
+            else:
+                break
+        hs[pos] = s
+        hl[pos] = li
+        if size == k:
+            thr = hs[k - 1]
+    return rest_max == hs[k - 1]
+
+
+# added to a value: keep it (index 1) or push it out of a minimum / maximum (index 0)
+_MASK_UP = np.array([np.inf, 0.0])
+_MASK_DOWN = np.array([-np.inf, 0.0])
+
+
+@njit(cache=True)
+def _reciprocal_rank(scores, labels, n, k, tie_mode, rel_min):
+    """RR@k (k = 0: no cutoff) and its tie flag, as ``_metrics._rr`` computes them.
+
+    Counting passes instead of comparisons that branch on the data: the first relevant row
+    has the best relevant score ``m``; rows above ``m`` rank before it, and so do rows scoring
+    ``m`` that the tie rule puts first (pessimistic: lower labels; optimistic: none, since a
+    higher label would be relevant too; input: earlier rows).
+    """
+    # float minima and maxima, and adding 0 or +-inf by table lookup, keep these loops free
+    # of branches (a conditional select on a loop-carried value would become one)
+    m = -np.inf
+    for i in range(n):
+        v = scores[i] + _MASK_DOWN[np.int64(labels[i] >= rel_min)]
+        m = v if v > m else m
+    if m == -np.inf:
+        return 0.0, False
+    n_above = 0
+    g = 0
+    g_rel = 0
+    best_label = np.inf
+    first_rel = np.inf
+    for i in range(n):
+        tied = scores[i] == m
+        rel = tied & (labels[i] >= rel_min)
+        n_above += scores[i] > m
+        g += tied
+        g_rel += rel
+        lab = labels[i] + _MASK_UP[np.int64(rel)]
+        best_label = lab if lab < best_label else best_label
+        pos = i + _MASK_UP[np.int64(rel)]
+        first_rel = pos if pos < first_rel else first_rel
+    before = 0
+    if tie_mode == PESSIMISTIC:
+        for i in range(n):
+            before += (scores[i] == m) & (labels[i] < best_label)
+    elif tie_mode != OPTIMISTIC:
+        for i in range(int(first_rel)):
+            before += scores[i] == m
+    affected = g > g_rel and g_rel > 0
+    rank = n_above + before + 1
+    if k > 0 and rank > k:
+        return 0.0, affected
+    return 1.0 / rank, affected
+
+
+@njit(cache=True)
+def _cut_tie_mixed(hs, hl, kk, n_top, last_score, continues, last_lo, last_hi):
+    """Whether the tie group at the cutoff ``kk`` continues past it with mixed labels."""
+    i = 0
+    while i < kk:
+        s = hs[i]
+        lo_l = hl[i]
+        hi_l = lo_l
+        e = i + 1
+        while e < n_top and hs[e] == s:
+            lo_l = min(lo_l, hl[e])
+            hi_l = max(hi_l, hl[e])
+            e += 1
+        if e >= kk:  # the group holding position kk - 1
+            cut = e > kk or (s == last_score and continues)
+            if s == last_score:
+                lo_l = min(lo_l, last_lo)
+                hi_l = max(hi_l, last_hi)
+            return cut and hi_l != lo_l
+        i = e
+    return False
