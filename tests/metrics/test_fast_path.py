@@ -146,3 +146,20 @@ def test_value_errors_come_before_grouping_errors():
     with pytest.raises(InputError, match="'y_true'"):
         skrank.evaluate([1, np.nan, 1], [0.1, 0.2, 0.3], [1, 2, 1],
                         sample_weight=[1.0, -1.0, 1.0])
+
+
+@pytest.mark.parametrize("ties", ["pessimistic", "optimistic", "input"])
+def test_heavy_ties_equal_general_kernel(ties):
+    # three distinct scores in queries of 100..300 rows: more than 64 rows reach any threshold
+    # that 10 rows reach, so the one-pass kernel ranks them with its insertion buffer
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(100, 300, size=15)
+    qid = np.repeat(np.arange(15), sizes)
+    y = rng.integers(0, 4, size=qid.shape[0])
+    s = rng.integers(0, 3, size=qid.shape[0]).astype(float)
+    metrics = ["ndcg@10", "ap@10", "p@10", "rr", "hit@5"]
+    a = skrank.evaluate(y, s, qid, metrics=metrics, ties=ties)
+    perm = _interleaved(qid)
+    b = skrank.evaluate(y[perm], s[perm], qid[perm], metrics=metrics, ties=ties)
+    _assert_same(a, b)
+    assert a["ndcg@10"].n_tie_affected > 0
