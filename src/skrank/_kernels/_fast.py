@@ -92,9 +92,11 @@ def evaluate_contiguous(
     # first row left out)
     hs = np.empty(max(k_sort + 1, MAX_CANDIDATES), dtype=scores.dtype)
     hl = np.empty(max(k_sort + 1, MAX_CANDIDATES), dtype=np.int64)
-    cand = np.empty(max_n, dtype=np.int64)  # positions at or above the threshold
-    cs = np.empty(MAX_CANDIDATES, dtype=scores.dtype)
-    ck = np.empty(MAX_CANDIDATES, dtype=np.int64)  # their tie keys
+    # rows at or above the threshold: positions, scores, labels, tie keys
+    cand = np.empty(max_n, dtype=np.int64)
+    cs = np.empty(max_n, dtype=scores.dtype)
+    cl = np.empty(max_n, dtype=np.int64)
+    ck = np.empty(MAX_CANDIDATES, dtype=np.int64)
     ideal = np.empty(max(k_ideal, 1), dtype=np.float64)
     counts = np.zeros(n_labels, dtype=np.int64)
     monotone = True  # gains never decrease with the label (exp, linear, LightGBM's default)
@@ -141,19 +143,20 @@ def evaluate_contiguous(
         # the last one taken
         continues = False
         if kq > 0:
-            n_cand = _candidates(bs, n, kq, s_min, s_max, cand)
+            n_cand = _candidates(bs, bl, n, kq, s_min, s_max, cs, cl, cand)
             if n_cand <= MAX_CANDIDATES:
-                for i in range(n_cand):
-                    pos = cand[i]
-                    cs[i] = bs[pos]
-                    lab_i = bl[pos]
-                    if pess:
-                        ck[i] = lab_i * n + pos
-                    elif opt:
-                        ck[i] = (n_labels - 1 - lab_i) * n + pos
-                    else:
-                        ck[i] = pos
-                _rank(cs, ck, bl, cand, n_cand, hs, hl)
+                # tie keys: lower labels first (pessimistic), higher first (optimistic), then
+                # input position
+                if pess:
+                    for i in range(n_cand):
+                        ck[i] = cl[i] * n + cand[i]
+                elif opt:
+                    for i in range(n_cand):
+                        ck[i] = (n_labels - 1 - cl[i]) * n + cand[i]
+                else:
+                    for i in range(n_cand):
+                        ck[i] = cand[i]
+                _rank(cs, ck, cl, n_cand, hs, hl)
                 continues = n_cand > kq and hs[kq] == hs[kq - 1]
             else:
                 continues = _insertion_select(bs, bl, n, kq, pess, opt, hs, hl)
@@ -309,8 +312,9 @@ def _count_at_least(values, n, t):
 
 
 @njit(cache=True)
-def _candidates(values, n, k, v_min, v_max, cand):
-    """Positions of the values at or above a threshold that at least ``k`` values reach.
+def _candidates(values, labels, n, k, v_min, v_max, cand_values, cand_labels, cand):
+    """Values at or above a threshold that at least ``k`` values reach, with their labels and
+    positions.
 
     The threshold is found by interpolation between the lowest and the highest value (each
     step counts the values at or above a trial threshold, a loop without data-dependent
@@ -340,13 +344,16 @@ def _candidates(values, n, k, v_min, v_max, cand):
         return c_lo
     c = 0
     for i in range(n):
+        v = values[i]
+        cand_values[c] = v
+        cand_labels[c] = labels[i]
         cand[c] = i
-        c += values[i] >= t_lo
+        c += v >= t_lo
     return c
 
 
 @njit(cache=True)
-def _rank(cs, ck, labels, cand, n_cand, hs, hl):
+def _rank(cs, ck, cl, n_cand, hs, hl):
     """Sort the candidates (scores ``cs``, distinct tie keys ``ck``) into hs/hl by counting.
 
     A candidate's rank is the number of candidates with a higher score, or an equal score and
@@ -359,7 +366,7 @@ def _rank(cs, ck, labels, cand, n_cand, hs, hl):
         for j in range(n_cand):
             rank += (cs[j] > si) | ((cs[j] == si) & (ck[j] < ki))
         hs[rank] = si
-        hl[rank] = labels[cand[i]]
+        hl[rank] = cl[i]
 
 
 @njit(cache=True)
