@@ -506,9 +506,11 @@ def _run_fast(y_true, y_score, offsets, conv, tie_rule, table, order, err_scale,
     if len(chunks) == 1:
         bad = [run(chunks[0])]
     else:
-        # the kernel releases the GIL: chunks of about equal rows run in parallel threads
-        with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
-            bad = list(pool.map(run, chunks))
+        # the kernel releases the GIL: chunks of about equal rows run in parallel threads,
+        # the calling thread taking the last one
+        with ThreadPoolExecutor(max_workers=len(chunks) - 1) as pool:
+            futures = [pool.submit(run, ab) for ab in chunks[:-1]]
+            bad = [run(chunks[-1]), *(f.result() for f in futures)]
     if any(b >= 0 for b in bad):
         return None
     return values, empty, ties
