@@ -1,8 +1,8 @@
 """The one-pass kernel (``_kernels._fast``) gives the general kernel's numbers, bit for bit.
 
 ``evaluate`` takes the one-pass kernel when queries are contiguous, labels are small integers,
-the tie rule is pessimistic, optimistic or input and every cutoff is at most 32; anything else
-goes to the general kernel. The same rows with the queries interleaved (each query keeping its
+the tie rule is not "docid" and every cutoff is at most 32; anything else goes to the general
+kernel. The same rows with the queries interleaved (each query keeping its
 own row order) are not contiguous, so they take the general kernel: both routes must agree
 exactly, per query, with the same empty and tie counts.
 """
@@ -62,7 +62,7 @@ def _assert_same(a, b):
         assert (ra.n_empty, ra.n_tie_affected) == (rb.n_empty, rb.n_tie_affected), name
 
 
-@pytest.mark.parametrize("ties", ["pessimistic", "optimistic", "input"])
+@pytest.mark.parametrize("ties", ["pessimistic", "optimistic", "input", "average"])
 @pytest.mark.parametrize("gain", ["exp", "linear", (0.0, 1.0, 7.0, 3.0, 15.0)])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_one_pass_equals_general_kernel(ties, gain, seed, fast_calls):
@@ -130,9 +130,9 @@ def test_labels_the_one_pass_kernel_cannot_take(change, fast_calls):
 
 def test_routes_not_taken_by_the_one_pass_kernel(fast_calls):
     y, s, qid = _data(6)
-    for kw in ({"ties": "average"}, {"metrics": ["ndcg@50"]}, {"metrics": ["ndcg"]},
-               {"metrics": ["err@10"]}, {"retrieved": np.ones(y.shape[0], bool)},
-               {"doc_id": np.arange(y.shape[0])}):
+    for kw in ({"ties": "docid", "doc_id": np.arange(y.shape[0])}, {"metrics": ["ndcg@50"]},
+               {"metrics": ["ndcg"]}, {"metrics": ["err@10"]},
+               {"retrieved": np.ones(y.shape[0], bool)}, {"doc_id": np.arange(y.shape[0])}):
         skrank.evaluate(y, s, qid, **kw)
     assert not fast_calls
 
@@ -148,7 +148,7 @@ def test_value_errors_come_before_grouping_errors():
                         sample_weight=[1.0, -1.0, 1.0])
 
 
-@pytest.mark.parametrize("ties", ["pessimistic", "optimistic", "input"])
+@pytest.mark.parametrize("ties", ["pessimistic", "optimistic", "input", "average"])
 def test_heavy_ties_equal_general_kernel(ties):
     # three distinct scores in queries of 100..300 rows: more than 64 rows reach any threshold
     # that 10 rows reach, so the one-pass kernel ranks them with its insertion buffer
@@ -163,3 +163,14 @@ def test_heavy_ties_equal_general_kernel(ties):
     b = skrank.evaluate(y[perm], s[perm], qid[perm], metrics=metrics, ties=ties)
     _assert_same(a, b)
     assert a["ndcg@10"].n_tie_affected > 0
+
+
+@pytest.mark.parametrize("ties", ["pessimistic", "average"])
+def test_err_with_max_label_equal_general_kernel(ties, fast_calls):
+    y, s, qid = _data(12)
+    metrics = ["err@5", "err@20", "ndcg@5"]
+    a = skrank.evaluate(y, s, qid, metrics=metrics, ties=ties, max_label=4)
+    assert fast_calls
+    perm = _interleaved(qid)
+    b = skrank.evaluate(y[perm], s[perm], qid[perm], metrics=metrics, ties=ties, max_label=4)
+    _assert_same(a, b)

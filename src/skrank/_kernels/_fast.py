@@ -1,23 +1,33 @@
-"""The common case in one pass per query: contiguous queries, small integer labels, small k.
+"""The common case in one pass over the rows: contiguous queries, small integer labels, k <= 32.
 
 :func:`evaluate_contiguous` computes exactly what :func:`._metrics.evaluate_grouped` computes
-(same arithmetic, same order of operations, so the same bits) when
+(same arithmetic in the same order, so the same bits; ``tests/metrics/test_fast_path.py``
+checks it) when
 
 * the queries' rows are adjacent and every row is ranked (no ``retrieved`` mask);
 * labels are small integers indexing a gain table (the usual graded labels 0..4, or LightGBM's
   ``label_gain``);
-* the tie rule is ``"pessimistic"``, ``"optimistic"`` or ``"input"``;
+* the tie rule is not ``"docid"``;
 * every cutoff is between 1 and ``SMALL_K`` (or the metric is RR, which needs no cutoff).
 
-It reads each row once: the row's label is counted (the ideal ranking and the number of
-relevant documents follow from the counts) and its score is compared with the k-th best so
-far, which rejects most rows with one comparison; the best ``k`` are kept in an
-insertion-sorted buffer. The loop over queries indexes the flat arrays directly, with no
-per-query call or slicing, which matters for queries of about a hundred documents.
+Per query:
 
-It also checks the input as it reads it and stops at the first row that is not a finite
-score with a label in ``0 .. len(gain_table) - 1``; the caller then runs the full validation,
-which raises the precise error (or takes the general kernel, e.g. for fractional labels).
+1. One pass over the rows checks each score and label, counts the labels (the ideal ranking
+   and the number of relevant documents follow from the counts; labels 0..7 are counted in
+   the bytes of one integer) and copies the rows to a small local buffer. Every later pass
+   reads that buffer: reading the large input arrays a second time is several times slower.
+2. A threshold that at least k rows reach is found by interpolation between the lowest and
+   the highest score, each step counting the rows above a trial value; the rows above it
+   (about 1.5 k) are compacted and ranked by counting. None of these loops branches on the
+   data: on a branchy selection (an insertion-sorted buffer) mispredicted branches cost more
+   than all the rest. Heavy ties (more than ``MAX_CANDIDATES`` candidates) still take the
+   insertion buffer.
+3. The metrics come from the labels of the ranked rows; RR and the tie flags use counting
+   passes too.
+
+It stops at the first row that is not a finite score with a label in
+``0 .. len(gain_table) - 1`` and returns it; the caller then runs the full validation, which
+raises the precise error (or takes the general kernel, e.g. for fractional labels).
 """
 
 from __future__ import annotations
@@ -31,15 +41,17 @@ from ._metrics import (
     AP_MIN_K,
     DCG,
     ERR,
+    GAIN_TABLE,
     HIT,
     NDCG,
     RR,
     P,
     R,
+    _expected,
     _stop_prob,
     discounts,
 )
-from ._select import OPTIMISTIC, PESSIMISTIC
+from ._select import AVERAGE, OPTIMISTIC, PESSIMISTIC
 
 # largest cutoff handled here (a sorted buffer of this many rows per query)
 SMALL_K = 32
@@ -99,11 +111,16 @@ def evaluate_contiguous(
     ck = np.empty(MAX_CANDIDATES, dtype=np.int64)
     ideal = np.empty(max(k_ideal, 1), dtype=np.float64)
     counts = np.zeros(n_labels, dtype=np.int64)
+    average = tie_mode == AVERAGE
+    # ties="average": scratch of the general kernel's expectation
+    lbuf = np.empty(2 * max_n + 2 if average else 0, dtype=np.int64)
+    prodbuf = np.empty(3 * max_n + 3 if average else 0, dtype=np.float64)
+    identity = np.arange(hs.shape[0])
     monotone = True  # gains never decrease with the label (exp, linear, LightGBM's default)
     for c in range(1, n_labels):
         if gain_table[c] < gain_table[c - 1]:
             monotone = False
-    pess = tie_mode == PESSIMISTIC
+    pess = tie_mode == PESSIMISTIC  # average ranks ties by input first, as the general kernel
     opt = tie_mode == OPTIMISTIC
     for q in range(n_q):
         lo = offsets[q]
@@ -210,6 +227,18 @@ def evaluate_contiguous(
                     if bs[i] == last_score:
                         last_lo = min(last_lo, bl[i])
                         last_hi = max(last_hi, bl[i])
+        # ties="average": the labels of the whole last group, in input order, as the general
+        # kernel collects them
+        last_total = n_top - last_start
+        if average and continues:
+            last_total = 0
+            for i in range(n):
+                if bs[i] == last_score:
+                    lbuf[last_total] = bl[i]
+                    last_total += 1
+        elif average:  # the group lies in the buffer, in input order already
+            for t in range(last_total):
+                lbuf[t] = hl[last_start + t]
 
         # the start of the first tie group (inside the buffer) whose labels are mixed
         first_mixed = n_top
@@ -229,8 +258,18 @@ def evaluate_contiguous(
                 values[q, j], ties[q, j] = _reciprocal_rank(bs, bl, n, k, tie_mode, rel_min)
                 continue
             kk = min(k, n)
-            values[q, j] = _value(kind, kk, k, hl, gain_table, rel_min, err_scale, ap_den,
-                                  p_min_kn, n, n_rel, disc, ideal, n_ideal, terms_times_inverse)
+            if average:
+                # the general kernel's expectation over the orders of tied rows, on the ranked
+                # buffer (positions 0..kq-1 in place of row ids)
+                values[q, j] = _expected(
+                    kind, kk, k, identity, n_top, last_start, last_total, lbuf, hs, hl,
+                    GAIN_TABLE, gain_table, rel_min, err_scale, ap_den, p_min_kn, n, n_rel,
+                    disc, ideal, n_ideal, prodbuf,
+                )
+            else:
+                values[q, j] = _value(kind, kk, k, hl, gain_table, rel_min, err_scale, ap_den,
+                                      p_min_kn, n, n_rel, disc, ideal, n_ideal,
+                                      terms_times_inverse)
             # did a tie with mixed labels fall inside the top kk (P, R, hit rate: across kk)?
             if kind == P or kind == R or kind == HIT:
                 affected = _cut_tie_mixed(hs, hl, kk, n_top, last_score, continues, last_lo,
@@ -451,10 +490,21 @@ def _reciprocal_rank(scores, labels, n, k, tie_mode, rel_min):
     if tie_mode == PESSIMISTIC:
         for i in range(n):
             before += (scores[i] == m) & (labels[i] < best_label)
-    elif tie_mode != OPTIMISTIC:
+    elif tie_mode != OPTIMISTIC and tie_mode != AVERAGE:
         for i in range(int(first_rel)):
             before += scores[i] == m
     affected = g > g_rel and g_rel > 0
+    if tie_mode == AVERAGE:
+        # expected 1/rank with the g tied rows in random order (``_metrics._rr``'s formula)
+        limit = g - g_rel + 1
+        if k > 0:
+            limit = min(limit, k - n_above)
+        value = 0.0
+        p_first = 1.0
+        for t in range(max(limit, 0)):
+            value += p_first * g_rel / (g - t) / (n_above + t + 1.0)
+            p_first *= (g - g_rel - t) / (g - t)
+        return value, affected
     rank = n_above + before + 1
     if k > 0 and rank > k:
         return 0.0, affected

@@ -432,7 +432,7 @@ def _check_values(y_true, y_score, mask, conv: Conventions, specs, caller: str):
 # the one-pass kernel's gain table for exponential and linear gain: labels 0..62
 _FAST_LABELS = np.arange(63, dtype=np.float64)
 _FAST_GAINS = {"exp": 2.0**_FAST_LABELS - 1.0, "linear": _FAST_LABELS}
-_FAST_TIES = ("pessimistic", "optimistic", "input")
+_FAST_TIES = ("pessimistic", "optimistic", "input", "average")
 
 
 def _kinds_ks(conv: Conventions, specs) -> tuple[np.ndarray, np.ndarray]:
