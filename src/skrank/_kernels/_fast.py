@@ -18,7 +18,7 @@ Per query:
    reads that buffer: reading the large input arrays a second time is several times slower.
 2. A threshold that at least k rows reach is found by interpolation between the lowest and
    the highest score, each step counting the rows above a trial value; the rows above it
-   (about 1.5 k) are compacted and ranked by counting. None of these loops branches on the
+   (about 1.2 k) are compacted and ranked by counting. None of these loops branches on the
    data: on a branchy selection (an insertion-sorted buffer) mispredicted branches cost more
    than all the rest. Heavy ties (more than ``MAX_CANDIDATES`` candidates) still take the
    insertion buffer.
@@ -357,7 +357,7 @@ def _candidates(values, labels, n, k, v_min, v_max, cand_values, cand_labels, ca
 
     The threshold is found by interpolation between the lowest and the highest value (each
     step counts the values at or above a trial threshold, a loop without data-dependent
-    branches), aiming at about 1.5 k candidates, in at most 8 steps. Returns their number;
+    branches), aiming at about 1.2 k candidates, in at most 8 steps. Returns their number;
     when that is more than ``MAX_CANDIDATES``, nothing is written.
     """
     t_lo = v_min  # every value reaches it
@@ -367,9 +367,9 @@ def _candidates(values, labels, n, k, v_min, v_max, cand_values, cand_labels, ca
     t_hi = v_max
     c_hi = 0
     for _ in range(8):
-        if c_lo <= 2 * k:
+        if c_lo <= k + k // 2 + 1:
             break
-        t = t_hi - (t_hi - t_lo) * ((1.5 * k - c_hi) / (c_lo - c_hi))
+        t = t_hi - (t_hi - t_lo) * ((1.2 * k - c_hi) / (c_lo - c_hi))
         if not (t > t_lo and t <= t_hi):
             break
         c = _count_at_least(values, n, t)
