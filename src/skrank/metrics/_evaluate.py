@@ -6,7 +6,6 @@ import itertools
 import numbers
 import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -15,6 +14,7 @@ from numba import njit
 from .._groups import Grouping, group_rows
 from .._kernels import _fast as F
 from .._kernels import _metrics as K
+from .._threads import run_chunks
 from .._validation import param_error
 from ..conventions import Conventions, for_metric, resolve_conventions
 from ..exceptions import EmptyQueryError, InputError, InvalidParameterError
@@ -501,16 +501,9 @@ def _run_fast(y_true, y_score, offsets, conv, tie_rule, table, order, err_scale,
             values[a:b], empty[a:b], ties[a:b],
         )
 
-    bounds = _chunk_bounds(offsets, n_threads)
-    chunks = list(itertools.pairwise(bounds))
-    if len(chunks) == 1:
-        bad = [run(chunks[0])]
-    else:
-        # the kernel releases the GIL: chunks of about equal rows run in parallel threads,
-        # the calling thread taking the last one
-        with ThreadPoolExecutor(max_workers=len(chunks) - 1) as pool:
-            futures = [pool.submit(run, ab) for ab in chunks[:-1]]
-            bad = [run(chunks[-1]), *(f.result() for f in futures)]
+    # the kernel releases the GIL: chunks of queries of about equal rows run in parallel
+    # threads, each writing its own rows of the outputs
+    bad = run_chunks(run, list(itertools.pairwise(_chunk_bounds(offsets, n_threads))))
     if any(b >= 0 for b in bad):
         return None
     return values, empty, ties
@@ -544,9 +537,8 @@ def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max
         return run(grouping.offsets)
     # the kernel releases the GIL: query chunks of about equal rows run in parallel threads;
     # every query's value is computed alone, so the result does not depend on n_jobs
-    with ThreadPoolExecutor(max_workers=len(bounds) - 1) as pool:
-        parts = list(pool.map(lambda ab: run(grouping.offsets[ab[0]:ab[1] + 1]),
-                              itertools.pairwise(bounds)))
+    parts = run_chunks(lambda ab: run(grouping.offsets[ab[0]:ab[1] + 1]),
+                       list(itertools.pairwise(bounds)))
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
 
 

@@ -1,0 +1,50 @@
+"""Worker threads for the compiled kernels (which release the GIL).
+
+One private pool, started on the first call that asks for more than one thread and kept for
+the life of the process. Starting threads afresh on every call was measured slower than one
+thread: a new thread waited milliseconds for the idle core to pick it up, while a pooled one
+wakes in microseconds. The pool is an implementation detail: it holds no setting a user could
+see, and idle workers cost nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+__all__ = ["run_chunks"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+
+
+def _workers(n: int) -> ThreadPoolExecutor:
+    """The shared pool, grown to at least ``n`` workers."""
+    global _pool, _pool_size
+    with _lock:
+        if _pool is None or _pool_size < n:
+            old = _pool
+            _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="skrank")
+            _pool_size = n
+            if old is not None:
+                old.shutdown(wait=False)
+        return _pool
+
+
+def run_chunks(fn: Callable[[T], R], chunks: Sequence[T]) -> list[R]:
+    """``[fn(c) for c in chunks]``, the chunks in parallel: the calling thread takes the last.
+
+    Results come back in the order of ``chunks``; the first exception raised is re-raised.
+    """
+    if len(chunks) <= 1:
+        return [fn(c) for c in chunks]
+    pool = _workers(len(chunks) - 1)
+    futures = [pool.submit(fn, c) for c in chunks[:-1]]
+    last = fn(chunks[-1])
+    return [*(f.result() for f in futures), last]
