@@ -371,9 +371,10 @@ def profile_skrank(d: RankingData, repeats: int) -> list[tuple[str, float]]:
     from skrank.metrics import _evaluate as ev
 
     phases = {
-        "validation": ("_as_1d", "_numeric", "_all_finite_where", "_check_labels"),
+        # the one-pass kernel checks scores and labels itself ("kernel")
+        "validation": ("_as_1d", "_numeric", "_labels_array", "_check_values"),
         "grouping": ("group_rows",),
-        "kernel": ("_run",),
+        "kernel": ("_run", "_run_fast"),
         "result": ("_finish", "EvaluationResult"),
     }
     acc: dict[str, float] = {}
