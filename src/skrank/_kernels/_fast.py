@@ -110,7 +110,7 @@ def evaluate_contiguous(
     cl = np.empty(max_n, dtype=np.int64)
     ck = np.empty(MAX_CANDIDATES, dtype=np.int64)
     ideal = np.empty(max(k_ideal, 1), dtype=np.float64)
-    counts = np.zeros(n_labels, dtype=np.int64)
+    counts = np.zeros(max(n_labels, 8), dtype=np.int64)
     average = tie_mode == AVERAGE
     # ties="average": scratch of the general kernel's expectation
     lbuf = np.empty(2 * max_n + 2 if average else 0, dtype=np.int64)
@@ -144,17 +144,19 @@ def evaluate_contiguous(
                 li = np.int64(lab)
                 if li != lab:
                     return r
-                max_label = max(max_label, li)
                 if li < 8:
                     packed += np.int64(1) << (li << 3)
                 else:
                     counts[li] += 1
+                    max_label = max(max_label, li)
                 bs[r - lo] = sc
                 bl[r - lo] = li
                 s_min = sc if sc < s_min else s_min
                 s_max = sc if sc > s_max else s_max
-            for c in range(min(max_label + 1, 8)):
-                counts[c] += (packed >> (c << 3)) & 255
+            for c in range(8):
+                cnt = (packed >> (c << 3)) & 255
+                counts[c] += cnt
+                max_label = c if (cnt > 0 and c > max_label) else max_label
 
         # the best kq rows in rank order into hs/hl; ``continues``: a row left out ties with
         # the last one taken
