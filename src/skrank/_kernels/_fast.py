@@ -57,7 +57,7 @@ from ._select import AVERAGE, OPTIMISTIC, PESSIMISTIC
 SMALL_K = 32
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def evaluate_contiguous(
     offsets,
     labels,
@@ -282,7 +282,7 @@ def evaluate_contiguous(
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _value(kind, kk, k, top_labels, gain_table, rel_min, err_scale, ap_den, p_min_kn, n,
            n_rel, disc, ideal, n_ideal, terms_times_inverse):
     """One metric from the labels of the top ``kk`` rows (``_metrics._exact``'s arithmetic)."""
@@ -344,7 +344,7 @@ def _value(kind, kk, k, top_labels, gain_table, rel_min, err_scale, ap_den, p_mi
 MAX_CANDIDATES = 64
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _count_at_least(values, n, t):
     c = 0
     for i in range(n):
@@ -352,7 +352,7 @@ def _count_at_least(values, n, t):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _candidates(values, labels, n, k, v_min, v_max, cand_values, cand_labels, cand):
     """Values at or above a threshold that at least ``k`` values reach, with their labels and
     positions.
@@ -393,7 +393,7 @@ def _candidates(values, labels, n, k, v_min, v_max, cand_values, cand_labels, ca
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rank(cs, ck, cl, n_cand, hs, hl):
     """Sort the candidates (scores ``cs``, distinct tie keys ``ck``) into hs/hl by counting.
 
@@ -410,7 +410,7 @@ def _rank(cs, ck, cl, n_cand, hs, hl):
         hl[rank] = cl[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _insertion_select(scores, labels, n, k, pess, opt, hs, hl):
     """The best ``k`` rows into hs/hl through an insertion-sorted buffer.
 
@@ -456,7 +456,7 @@ _MASK_UP = np.array([np.inf, 0.0])
 _MASK_DOWN = np.array([-np.inf, 0.0])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _reciprocal_rank(scores, labels, n, k, tie_mode, rel_min):
     """RR@k (k = 0: no cutoff) and its tie flag, as ``_metrics._rr`` computes them.
 
@@ -513,7 +513,7 @@ def _reciprocal_rank(scores, labels, n, k, tie_mode, rel_min):
     return 1.0 / rank, affected
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _cut_tie_mixed(hs, hl, kk, n_top, last_score, continues, last_lo, last_hi):
     """Whether the tie group at the cutoff ``kk`` continues past it with mixed labels."""
     i = 0
