@@ -2,10 +2,10 @@
 
 Every tool gets the same rows (``_data.make_data``: about 100 documents per query, graded
 labels 0..4, scores rounded to 3 decimals so that ties occur) at 1M and 10M rows, and computes
-NDCG@10, AP@10 and RR. Each number is the median wall time of a few warm calls (every tool is
-first run on small data so that compilation is excluded; fast calls also get one untimed
-full-size call first). The ratio columns say how many times longer the peer took than skrank
-for the same metric, measured in the same run. What is timed for each peer:
+NDCG@10, AP@10 and RR. Each number is the median wall time of a few warm calls, more for fast
+calls (every tool is first run on small data so that compilation is excluded; fast calls also
+get one untimed full-size call first). The ratio columns say how many times longer the peer
+took than skrank for the same metric, measured in the same run. What is timed for each peer:
 
 skrank
     ``skrank.evaluate(y_true, y_score, qid, metrics=[m])`` from the flat arrays: validation,
@@ -89,6 +89,8 @@ PACKAGES = ("skrank", "numpy", "numba", "scipy", "scikit-learn", "pandas", "ligh
             "ranx", "pytrec-eval-terrier")
 THREADS = 2
 FIRST_CALL_KEPT_S = 2.0  # a first full-size call slower than this counts as a sample
+FAST_SAMPLES = 21  # most samples of a fast call
+FAST_SAMPLING_S = 0.5  # time a fast call's samples may take
 
 # targets of the issue
 LIGHTGBM_RATIO = 5.0
@@ -107,6 +109,9 @@ def measure(fn: Callable[[], object], repeats: int, budget_s: float):
     No new call starts once ``budget_s`` seconds have passed since the first one (at least
     one sample is always taken).
 
+    Calls faster than ``FAST_SAMPLING_S / repeats`` are sampled more often (up to
+    ``FAST_SAMPLES`` times), so that their median resists a passing load.
+
     The first call is a warm-up and is not counted, unless it took longer than
     ``FIRST_CALL_KEPT_S``: every tool was already compiled on small data, so a slow first call
     is a real sample (this keeps the slow pure-Python peers affordable at 10M rows).
@@ -118,6 +123,9 @@ def measure(fn: Callable[[], object], repeats: int, budget_s: float):
     c0 = time.process_time()
     value = fn()
     first, first_cpu = time.perf_counter() - t0, time.process_time() - c0
+    # fast calls get more samples (up to FAST_SAMPLES, within about FAST_SAMPLING_S), so that
+    # a moment of load from elsewhere does not move their median
+    repeats = max(repeats, min(FAST_SAMPLES, int(FAST_SAMPLING_S / max(first, 1e-6))))
     samples = [first] if first > FIRST_CALL_KEPT_S else []
     CPU_SAMPLES[:] = [first_cpu] if samples else []
     while len(samples) < repeats and (not samples or time.perf_counter() - start < budget_s):
