@@ -7,6 +7,9 @@ Layout of the inputs: ``rows`` lists row indices query by query (``offsets`` del
 queries; ``rows`` is ``arange(n)`` when the queries are already contiguous). ``retrieved``
 (uint8, or empty) marks rows that take part in the ranking; the others are judged rows of the
 pool that only feed the ideal DCG and the number of relevant documents when ``pool`` is set.
+
+Kernels compile with numba's ``error_model="numpy"``: every division here is guarded, so the
+per-division zero checks of the Python error model would only cost time.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ AP_MIN_K = 1
 AP_FOUND = 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def gain_of(label, mode, table):
     if mode == GAIN_EXP:
         return 2.0**label - 1.0
@@ -48,7 +51,7 @@ def gain_of(label, mode, table):
     return table[int(label)]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def discounts(n):
     """``1 / log2(i + 2)`` for ``i < n``."""
     out = np.empty(n, dtype=np.float64)
@@ -57,7 +60,7 @@ def discounts(n):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _stop_prob(label, rel_min, err_scale):
     # ERR's stopping probability (2**l - 1) / 2**max_label, 0 below rel_min
     if label < rel_min:
@@ -65,7 +68,7 @@ def _stop_prob(label, rel_min, err_scale):
     return (2.0**label - 1.0) * err_scale
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _avg_products(values, n_values, skip, t_max, out):
     """``out[t]`` = mean over t-subsets of ``values`` (without index ``skip``) of prod(1 - v).
 
@@ -85,7 +88,7 @@ def _avg_products(values, n_values, skip, t_max, out):
             out[t] = out[t] * (size - t) / size + w * out[t - 1] * t / size
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _query(
     qs,
     ql,
@@ -246,7 +249,7 @@ def _query(
         out_ties[j] = affected
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _exact(kind, kk, k, top, labels, gain_mode, gain_table, rel_min, err_scale, ap_den,
            p_min_kn, n, n_rel_src, disc, ideal, n_ideal, terms_times_inverse):
     if kind == DCG or kind == NDCG:
@@ -303,7 +306,7 @@ def _exact(kind, kk, k, top, labels, gain_mode, gain_table, rel_min, err_scale, 
     return sum_prec / den if den > 0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rr(n, k, qs, ql, qt, use_key, tie_mode, rel_min):
     """Reciprocal rank in O(n): the best relevant row and how many rows rank before it."""
     best = -1
@@ -354,7 +357,7 @@ def _rr(n, k, qs, ql, qt, use_key, tie_mode, rel_min):
     return value, affected
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _expected(kind, kk, k, top, n_top, last_start, last_total, lbuf, scores, labels,
               gain_mode, gain_table, rel_min, err_scale, ap_den, p_min_kn, n, n_rel_src,
               disc, ideal, n_ideal, prodbuf):
@@ -379,6 +382,18 @@ def _expected(kind, kk, k, top, n_top, last_start, last_total, lbuf, scores, lab
         e = i + 1
         while e < n_top and scores[top[e]] == s:
             e += 1
+        if e == i + 1 and i != last_start and kind != ERR:
+            # a row tied with no other (the usual case): the steps below with g = 1, the
+            # same operations on the same values
+            lab = labels[top[i]]
+            r = 1 if lab >= rel_min else 0
+            dcg += gain_of(lab, gain_mode, gain_table) * disc[i]
+            exp_hits += r
+            p_none *= (1 - r) / 1.0
+            ap_num += (r / 1 * (hits_before + 1) + 0 * 0.0) / (i + 1.0)
+            hits_before += r
+            i = e
+            continue
         if i == last_start:
             g = last_total
             grp_labels = lbuf
@@ -512,12 +527,12 @@ def _expected(kind, kk, k, top, n_top, last_start, last_total, lbuf, scores, lab
     return value
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _lchoose(n, k):
     return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def evaluate_grouped(
     rows,
     offsets,

@@ -20,7 +20,7 @@ AVERAGE = 3
 DOCID = 4
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def before_key(sa, la, ta, a, sb, lb, tb, b, mode):
     """``before`` on loaded keys (score, label, tie key, position): no array arguments."""
     if sa != sb:
@@ -37,7 +37,7 @@ def before_key(sa, la, ta, a, sb, lb, tb, b, mode):
     return a < b
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _put(out, hs, hl, ht, pos, r, sr, lr, tr):
     out[pos] = r
     hs[pos] = sr
@@ -45,7 +45,7 @@ def _put(out, hs, hl, ht, pos, r, sr, lr, tr):
     ht[pos] = tr
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _sift_down(out, hs, hl, ht, size, r, sr, lr, tr, mode):
     """Place row r (keys sr, lr, tr) from the root down a heap of ``size`` entries."""
     pos = 0
@@ -68,7 +68,7 @@ def _sift_down(out, hs, hl, ht, size, r, sr, lr, tr, mode):
 SMALL_K = 32
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _select_sorted(n, k, scores, labels, tiekey, use_key, mode, out, hs, hl, ht):
     """``select_top`` for small k: an insertion-sorted buffer, worst entry last."""
     size = 0
@@ -93,7 +93,7 @@ def _select_sorted(n, k, scores, labels, tiekey, use_key, mode, out, hs, hl, ht)
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def select_top(n, k, scores, labels, tiekey, use_key, mode, out, hs, hl, ht):
     """Write the positions of the best ``k`` of ``n`` rows into ``out[:k]`` in rank order.
 
@@ -140,7 +140,7 @@ def select_top(n, k, scores, labels, tiekey, use_key, mode, out, hs, hl, ht):
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def top_values(values, n, k, out):
     """The ``k`` largest of ``values[:n]`` in descending order into ``out``; return k used.
 
