@@ -10,7 +10,7 @@ from numba import njit
 from ._validation import param_error
 from .exceptions import InputError
 
-__all__ = ["Grouping", "group_rows"]
+__all__ = ["Grouping", "group_rows", "next_run_start", "run_starts"]
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,16 @@ class Grouping:
         return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def next_run_start(qid, i):
+    """The first row at or after ``i`` (``0 < i``) whose id differs from its predecessor's."""
+    n = qid.shape[0]
+    while i < n and qid[i] == qid[i - 1]:
+        i += 1
+    return i
+
+
+@njit(cache=True, nogil=True)
 def _run_starts_int(qid):
     """Starts of the runs of equal ids (plus ``n``), and whether run ids strictly increase.
 
@@ -91,6 +100,19 @@ def _run_starts_int(qid):
             prev = cur
     buf[count] = n
     return buf[: count + 1].copy(), increasing
+
+
+def run_starts(qid: np.ndarray) -> tuple[np.ndarray, bool]:
+    """First row of each run of equal integer ids, plus ``n``; and whether run ids increase.
+
+    Releases the GIL (callers scan slices in threads).
+    """
+    return _run_starts_int(qid)
+
+
+def as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
+    """``qid`` as a 1-D array of ``n`` integer or string ids, or the standard error."""
+    return _as_qid_array(qid, n, caller)
 
 
 def _as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:

@@ -174,3 +174,34 @@ def test_err_with_max_label_equal_general_kernel(ties, fast_calls):
     perm = _interleaved(qid)
     b = skrank.evaluate(y[perm], s[perm], qid[perm], metrics=metrics, ties=ties, max_label=4)
     _assert_same(a, b)
+
+
+@pytest.mark.parametrize("layout", ["increasing", "decreasing", "interleaved", "one_query"])
+@pytest.mark.parametrize("n_jobs", [2, 3])
+def test_threads_group_their_own_slices(layout, n_jobs, monkeypatch):
+    # from 200,000 rows, with n_jobs > 1, each thread groups and evaluates a slice of rows
+    # cut at query boundaries; lower the threshold to test it on small inputs
+    monkeypatch.setattr(_evaluate, "_SPLIT_ROWS", 0)
+    y, s, qid = _data(21, n_queries=40)
+    if layout == "decreasing":
+        qid = -qid
+    elif layout == "interleaved":
+        perm = _interleaved(qid)
+        y, s, qid = y[perm], s[perm], qid[perm]
+    elif layout == "one_query":
+        qid = np.zeros_like(qid)
+    metrics = ["ndcg@10", "ap@10", "rr"]
+    a = skrank.evaluate(y, s, qid, metrics=metrics, n_jobs=n_jobs, tie_bounds=True)
+    b = skrank.evaluate(y, s, qid, metrics=metrics, tie_bounds=True)
+    np.testing.assert_array_equal(a.qids, b.qids)
+    _assert_same(a, b)
+
+
+def test_threads_report_the_first_bad_row(monkeypatch):
+    monkeypatch.setattr(_evaluate, "_SPLIT_ROWS", 0)
+    y, s, qid = _data(22, n_queries=40)
+    s = s.copy()
+    s[-3] = np.inf
+    s[len(s) // 2 + 1] = np.nan
+    with pytest.raises(InputError, match=rf"Got nan at row {len(s) // 2 + 1} instead"):
+        skrank.evaluate(y, s, qid, n_jobs=2)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .._groups import Grouping, group_rows
+from .._groups import Grouping, as_qid_array, group_rows, next_run_start, run_starts
 from .._kernels import _fast as F
 from .._kernels import _metrics as K
 from .._threads import run_chunks
@@ -345,8 +345,14 @@ max_label, empty_weighted, arithmetic
     checked = None
     if not fast:
         checked = _check_values(y_true, y_score, mask, conv, specs, caller)
+    grouping = first = None
     try:
-        grouping = group_rows(n, qid, group, caller=caller)
+        if fast and group is None and n_threads > 1 and n >= _SPLIT_ROWS:
+            # each thread finds the queries of its slice of rows and evaluates them at once
+            first, grouping = _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs,
+                                                n_threads, caller)
+        if grouping is None:
+            grouping = group_rows(n, qid, group, caller=caller)
     except (InputError, InvalidParameterError):
         if checked is None:  # errors in the values come first, as on the checked route
             _check_values(y_true, y_score, mask, conv, specs, caller)
@@ -365,9 +371,9 @@ max_label, empty_weighted, arithmetic
         raise
 
     raws = None
-    if fast and grouping.contiguous:
+    if fast and grouping.contiguous and first is not _FAILED:
         raws = _run_all_fast(y_true, y_score, grouping, by_conv, conv, specs, tie_bounds,
-                             n_threads)
+                             n_threads, first)
         # None: a row failed the kernel's check; the full check raises the precise error, or
         # the labels are valid but not small integers (the general kernel takes them)
     if raws is None:
@@ -459,25 +465,85 @@ def _fast_eligible(conv: Conventions, specs, max_label: int | None) -> bool:
     return True
 
 
-def _run_all_fast(y_true, y_score, grouping, by_conv, conv, specs, tie_bounds, n_threads):
-    """Every metric group through the one-pass kernel; None if a row fails its check."""
-    has_err = any(s.name == "err" for s in specs)
+def _fast_setup(mconv: Conventions, conv: Conventions, specs, group_specs):
+    """The one-pass kernel's gain table, gain order, err scale, kinds and cutoffs."""
+    if isinstance(mconv.gain, tuple):
+        table = np.asarray(mconv.gain, dtype=np.float64)
+    else:
+        table = _FAST_GAINS[mconv.gain]
+    if any(s.name == "err" for s in specs) and conv.max_label is not None:
+        table = table[: conv.max_label + 1]  # larger labels: the full check raises
+    order = np.argsort(-table, kind="stable").astype(np.int64)
+    err_scale = float(2.0 ** -conv.max_label) if conv.max_label is not None else 1.0
+    return (table, order, err_scale, *_kinds_ks(mconv, group_specs))
+
+
+# below this many rows, one thread groups all rows before the threads evaluate
+_SPLIT_ROWS = 200_000
+_FAILED = "failed"
+
+
+def _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs, n_threads, caller):
+    """Group and evaluate (first metric group, own tie rule) slice by slice, in threads.
+
+    The rows are cut at query boundaries near ``n / n_threads``; each thread finds the runs
+    of ids in its slice and evaluates them, so grouping is no longer a serial pass. Returns
+    ``(raw, grouping)``; ``(None, None)`` when it does not apply (ids that are not integers,
+    or that do not increase from run to run: a query may then come back, and the caller
+    groups all rows first); ``(_FAILED, None)`` when a row fails the kernel's check.
+    """
+    arr = as_qid_array(qid, n, caller)
+    if arr.dtype.kind not in "iu":
+        return None, None
+    arr = np.ascontiguousarray(arr)
+    cuts = [0]
+    for i in range(1, n_threads):
+        c = next_run_start(arr, max(n * i // n_threads, 1))
+        if cuts[-1] < c < n:
+            cuts.append(c)
+    cuts.append(n)
+    mconv, group_specs = next(iter(by_conv.items()))
+    table, order, err_scale, kinds, ks = _fast_setup(mconv, conv, specs, group_specs)
+
+    def work(ab):
+        a, b = ab
+        starts, increasing = run_starts(arr[a:b])
+        if not increasing:
+            return None
+        offsets = starts + a
+        out = _fast_outputs(offsets.shape[0] - 1, kinds.shape[0])
+        bad = _kernel(y_true, y_score, offsets, mconv, mconv.ties, table, order, err_scale,
+                      kinds, ks, *out)
+        return bad, offsets, out
+
+    chunks = list(itertools.pairwise(cuts))
+    parts = run_chunks(work, chunks)
+    if any(p is None for p in parts) or any(arr[b - 1] >= arr[b] for _, b in chunks[:-1]):
+        return None, None
+    if any(p[0] >= 0 for p in parts):
+        return _FAILED, None
+    offsets = np.concatenate([*(p[1][:-1] for p in parts), [n]]).astype(np.int64)
+    raw = tuple(np.concatenate([p[2][i] for p in parts]) for i in range(3))
+    return raw, Grouping(arr[offsets[:-1]], offsets, None)
+
+
+def _run_all_fast(y_true, y_score, grouping, by_conv, conv, specs, tie_bounds, n_threads,
+                  first=None):
+    """Every metric group through the one-pass kernel; None if a row fails its check.
+
+    ``first``: the first group's result under its own tie rule, when already computed.
+    """
     out = {}
     for mconv, group_specs in by_conv.items():
-        if isinstance(mconv.gain, tuple):
-            table = np.asarray(mconv.gain, dtype=np.float64)
-        else:
-            table = _FAST_GAINS[mconv.gain]
-        if has_err and conv.max_label is not None:
-            table = table[: conv.max_label + 1]  # larger labels: the full check raises
-        order = np.argsort(-table, kind="stable").astype(np.int64)
-        kinds, ks = _kinds_ks(mconv, group_specs)
-        err_scale = float(2.0 ** -conv.max_label) if conv.max_label is not None else 1.0
+        setup = _fast_setup(mconv, conv, specs, group_specs)
         rules = [mconv.ties] + (["pessimistic", "optimistic"] if tie_bounds else [])
         raws = []
         for rule in rules:
-            raw = _run_fast(y_true, y_score, grouping.offsets, mconv, rule, table, order,
-                            err_scale, kinds, ks, n_threads)
+            if first is not None:
+                raw, first = first, None
+            else:
+                raw = _run_fast(y_true, y_score, grouping.offsets, mconv, rule, setup,
+                                n_threads)
             if raw is None:
                 return None
             raws.append(raw)
@@ -485,22 +551,29 @@ def _run_all_fast(y_true, y_score, grouping, by_conv, conv, specs, tie_bounds, n
     return out
 
 
-def _run_fast(y_true, y_score, offsets, conv, tie_rule, table, order, err_scale, kinds, ks,
-              n_threads):
-    n_q = offsets.shape[0] - 1
-    m = kinds.shape[0]
-    values = np.empty((n_q, m), dtype=np.float64)
-    empty = np.zeros((n_q, m), dtype=np.bool_)
-    ties = np.zeros((n_q, m), dtype=np.bool_)
+def _fast_outputs(n_q: int, m: int):
+    """Per-query values, empty flags and tie flags for the one-pass kernel to fill."""
+    return (np.empty((n_q, m), dtype=np.float64), np.zeros((n_q, m), dtype=np.bool_),
+            np.zeros((n_q, m), dtype=np.bool_))
+
+
+def _kernel(y_true, y_score, offsets, conv, tie_rule, table, order, err_scale, kinds, ks,
+            values, empty, ties):
+    return F.evaluate_contiguous(
+        offsets, y_true, y_score, _TIE[tie_rule], table, order, float(conv.rel_min),
+        err_scale, _AP_DEN[conv.ap_denominator], conv.p_divisor == "min_k_n", kinds, ks,
+        conv.arithmetic == "xgboost", values, empty, ties,
+    )
+
+
+def _run_fast(y_true, y_score, offsets, conv, tie_rule, setup, n_threads):
+    table, order, err_scale, kinds, ks = setup
+    values, empty, ties = _fast_outputs(offsets.shape[0] - 1, kinds.shape[0])
 
     def run(ab):
         a, b = ab
-        return F.evaluate_contiguous(
-            offsets[a:b + 1], y_true, y_score, _TIE[tie_rule], table, order,
-            float(conv.rel_min), err_scale, _AP_DEN[conv.ap_denominator],
-            conv.p_divisor == "min_k_n", kinds, ks, conv.arithmetic == "xgboost",
-            values[a:b], empty[a:b], ties[a:b],
-        )
+        return _kernel(y_true, y_score, offsets[a:b + 1], conv, tie_rule, table, order,
+                       err_scale, kinds, ks, values[a:b], empty[a:b], ties[a:b])
 
     # the kernel releases the GIL: chunks of queries of about equal rows run in parallel
     # threads, each writing its own rows of the outputs
