@@ -53,7 +53,7 @@ from ._metrics import (
 )
 from ._select import AVERAGE, OPTIMISTIC, PESSIMISTIC
 
-# largest cutoff handled here (a sorted buffer of this many rows per query)
+# largest cutoff the one-pass kernel takes (larger ones, and no cutoff, go to the general one)
 SMALL_K = 32
 
 
