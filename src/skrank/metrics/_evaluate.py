@@ -419,8 +419,8 @@ def _weights(sample_weight, grouping: Grouping, n: int, caller: str):
 
 
 def _labels_array(arr: np.ndarray) -> np.ndarray:
-    """Labels as int64 (integer or bool input) or float64, contiguous."""
-    if arr.dtype.kind in "iub":
+    """Labels as int64 (integer or bool input that int64 holds) or float64, contiguous."""
+    if arr.dtype.kind in "ib" or (arr.dtype.kind == "u" and arr.dtype.itemsize < 8):
         return np.ascontiguousarray(arr, dtype=np.int64)
     return np.ascontiguousarray(arr, dtype=np.float64)
 
