@@ -205,3 +205,13 @@ def test_threads_report_the_first_bad_row(monkeypatch):
     s[len(s) // 2 + 1] = np.nan
     with pytest.raises(InputError, match=rf"Got nan at row {len(s) // 2 + 1} instead"):
         skrank.evaluate(y, s, qid, n_jobs=2)
+
+
+def test_unsigned_labels(fast_calls):
+    y, s, qid = _data(23)
+    a = skrank.evaluate(y.astype(np.uint8), s, qid, metrics=METRICS)
+    assert fast_calls
+    _assert_same(a, skrank.evaluate(y, s, qid, metrics=METRICS))
+    # uint64 beyond int64's range is read as float64, so the error shows the value given
+    with pytest.raises(InputError, match=r"labels <= 1000 with gain='exp'.* Got 9\.2"):
+        skrank.evaluate(np.array([1, 2**63 + 5], dtype=np.uint64), [0.1, 0.2], [1, 1])
