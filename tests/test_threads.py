@@ -44,3 +44,26 @@ def test_pool_is_reused_and_grows():
     assert _threads._workers(1) is first
     _threads.run_chunks(lambda c: c, [0, 1, 2, 3, 4])
     assert _threads._pool_size >= 4
+
+
+def _child_work(_):
+    return _threads.run_chunks(lambda c: c * 2, [1, 2])
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="fork is POSIX-only")
+def test_a_forked_child_starts_its_own_pool():
+    # the parent's pool has an idle worker; a forked child inherits the pool object but not
+    # its thread, and a task given to that pool would wait forever
+    import multiprocessing
+    import time
+    import warnings
+
+    _threads.run_chunks(lambda c: c, [0, 1])
+    time.sleep(0.1)  # the worker is idle again
+    ctx = multiprocessing.get_context("fork")
+    with warnings.catch_warnings():
+        # Python 3.12+ warns that forking a process with threads may deadlock: the point here
+        warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
+        with ctx.Pool(1) as pool:
+            result = pool.map_async(_child_work, [0]).get(timeout=30)
+    assert result == [[2, 4]]

@@ -4,11 +4,13 @@ One private pool, started on the first call that asks for more than one thread a
 the life of the process. Starting threads afresh on every call was measured slower than one
 thread: a new thread waited milliseconds for the idle core to pick it up, while a pooled one
 wakes in microseconds. The pool is an implementation detail: it holds no setting a user could
-see, and idle workers cost nothing.
+see, and idle workers cost nothing. A forked child process (multiprocessing's "fork" start
+method) starts its own pool, as the parent's threads do not exist there.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +24,18 @@ R = TypeVar("R")
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
+
+
+def _forget_pool() -> None:
+    """In a forked child: the parent's worker threads do not exist here; start afresh."""
+    global _lock, _pool, _pool_size
+    _lock = threading.Lock()
+    _pool = None
+    _pool_size = 0
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_forget_pool)
 
 
 def _workers(n: int) -> ThreadPoolExecutor:
