@@ -36,19 +36,15 @@ import numpy as np
 from numba import njit
 
 from ._metrics import (
-    AP,
-    AP_ALL,
-    AP_MIN_K,
     DCG,
-    ERR,
     GAIN_TABLE,
     HIT,
     NDCG,
     RR,
     P,
     R,
+    _exact,
     _expected,
-    _stop_prob,
     discounts,
 )
 from ._select import AVERAGE, OPTIMISTIC, PESSIMISTIC
@@ -269,9 +265,9 @@ def evaluate_contiguous(
                     disc, ideal, n_ideal, prodbuf,
                 )
             else:
-                values[q, j] = _value(kind, kk, k, hl, gain_table, rel_min, err_scale, ap_den,
-                                      p_min_kn, n, n_rel, disc, ideal, n_ideal,
-                                      terms_times_inverse)
+                values[q, j] = _exact(kind, kk, k, hl, GAIN_TABLE, gain_table,
+                                      rel_min, err_scale, ap_den, p_min_kn, n, n_rel, disc,
+                                      ideal, n_ideal, terms_times_inverse)
             # did a tie with mixed labels fall inside the top kk (P, R, hit rate: across kk)?
             if kind == P or kind == R or kind == HIT:
                 affected = _cut_tie_mixed(hs, hl, kk, n_top, last_score, continues, last_lo,
@@ -280,63 +276,6 @@ def evaluate_contiguous(
                 affected = first_mixed < kk or (last_start < kk and last_hi != last_lo)
             ties[q, j] = affected
     return -1
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _value(kind, kk, k, top_labels, gain_table, rel_min, err_scale, ap_den, p_min_kn, n,
-           n_rel, disc, ideal, n_ideal, terms_times_inverse):
-    """One metric from the labels of the top ``kk`` rows (``_metrics._exact``'s arithmetic)."""
-    if kind == DCG or kind == NDCG:
-        inv = 0.0
-        if kind == NDCG:
-            idcg = 0.0
-            for i in range(min(k, n_ideal)):
-                idcg += ideal[i] * disc[i]
-            if idcg <= 0.0:
-                return 0.0
-            inv = 1.0 / idcg
-            if terms_times_inverse:
-                total = 0.0
-                for i in range(kk):
-                    total += gain_table[top_labels[i]] * disc[i] * inv
-                return total
-        dcg = 0.0
-        for i in range(kk):
-            dcg += gain_table[top_labels[i]] * disc[i]
-        if kind == DCG:
-            return dcg
-        return dcg * inv
-    if kind == ERR:
-        err = 0.0
-        p_reach = 1.0
-        for i in range(kk):
-            rp = _stop_prob(float(top_labels[i]), rel_min, err_scale)
-            err += p_reach * rp / (i + 1.0)
-            p_reach *= 1.0 - rp
-        return err
-    hits = 0
-    sum_prec = 0.0
-    for i in range(kk):
-        if top_labels[i] >= rel_min:
-            hits += 1
-            if kind == AP:
-                sum_prec += hits / (i + 1.0)
-    if kind == P:
-        div = k
-        if p_min_kn and n < div:
-            div = n
-        return hits / div if div > 0 else 0.0
-    if kind == R:
-        return hits / n_rel if n_rel > 0 else 0.0
-    if kind == HIT:
-        return 1.0 if hits > 0 else 0.0
-    if ap_den == AP_ALL:
-        den = n_rel
-    elif ap_den == AP_MIN_K:
-        den = min(n_rel, kk)
-    else:
-        den = hits
-    return sum_prec / den if den > 0 else 0.0
 
 
 # candidates up to this many are ranked by counting (quadratic, but free of data-dependent

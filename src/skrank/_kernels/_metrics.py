@@ -205,6 +205,10 @@ def _query(
     while last_start > 0 and qs[top[last_start - 1]] == last_score:
         last_start -= 1
 
+    if tie_mode != AVERAGE:
+        # labels of the ranked rows in rank order, for _exact (lbuf is free without "average")
+        for i in range(n_top):
+            lbuf[i] = ql[top[i]]
     for j in range(m):
         kind = kinds[j]
         k = ks[j]
@@ -222,7 +226,7 @@ def _query(
             )
         else:
             out_val[j] = _exact(
-                kind, kk, k, top, ql, gain_mode, gain_table, rel_min, err_scale,
+                kind, kk, k, lbuf, gain_mode, gain_table, rel_min, err_scale,
                 ap_den, p_min_kn, n, n_rel_src, disc, ibuf, n_ideal, terms_times_inverse,
             )
         # did a tie with mixed labels fall inside the top kk?
@@ -249,9 +253,10 @@ def _query(
         out_ties[j] = affected
 
 
-@njit(cache=True, error_model="numpy")
-def _exact(kind, kk, k, top, labels, gain_mode, gain_table, rel_min, err_scale, ap_den,
+@njit(cache=True, inline="always", error_model="numpy")
+def _exact(kind, kk, k, top_labels, gain_mode, gain_table, rel_min, err_scale, ap_den,
            p_min_kn, n, n_rel_src, disc, ideal, n_ideal, terms_times_inverse):
+    """One metric from the labels of the ranked rows, in rank order (ties broken)."""
     if kind == DCG or kind == NDCG:
         inv = 0.0
         if kind == NDCG:
@@ -264,11 +269,11 @@ def _exact(kind, kk, k, top, labels, gain_mode, gain_table, rel_min, err_scale, 
             if terms_times_inverse:  # XGBoost: sum of gain * discount * (1 / IDCG)
                 total = 0.0
                 for i in range(kk):
-                    total += gain_of(labels[top[i]], gain_mode, gain_table) * disc[i] * inv
+                    total += gain_of(top_labels[i], gain_mode, gain_table) * disc[i] * inv
                 return total
         dcg = 0.0
         for i in range(kk):
-            dcg += gain_of(labels[top[i]], gain_mode, gain_table) * disc[i]
+            dcg += gain_of(top_labels[i], gain_mode, gain_table) * disc[i]
         if kind == DCG:
             return dcg
         return dcg * inv  # LightGBM: DCG * (1 / IDCG)
@@ -276,14 +281,14 @@ def _exact(kind, kk, k, top, labels, gain_mode, gain_table, rel_min, err_scale, 
         err = 0.0
         p_reach = 1.0
         for i in range(kk):
-            rp = _stop_prob(labels[top[i]], rel_min, err_scale)
+            rp = _stop_prob(top_labels[i], rel_min, err_scale)
             err += p_reach * rp / (i + 1.0)
             p_reach *= 1.0 - rp
         return err
     hits = 0
     sum_prec = 0.0
     for i in range(kk):
-        if labels[top[i]] >= rel_min:
+        if top_labels[i] >= rel_min:
             hits += 1
             if kind == AP:
                 sum_prec += hits / (i + 1.0)
