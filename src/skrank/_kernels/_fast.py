@@ -45,6 +45,7 @@ from ._metrics import (
     R,
     _exact,
     _expected,
+    _tie_affected,
     discounts,
 )
 from ._select import AVERAGE, OPTIMISTIC, PESSIMISTIC
@@ -270,8 +271,8 @@ def evaluate_contiguous(
                                       ideal, n_ideal, terms_times_inverse)
             # did a tie with mixed labels fall inside the top kk (P, R, hit rate: across kk)?
             if kind == P or kind == R or kind == HIT:
-                affected = _cut_tie_mixed(hs, hl, kk, n_top, last_score, continues, last_lo,
-                                          last_hi)
+                affected = _tie_affected(True, hs, hl, kk, n_top, last_score, continues,
+                                         last_lo, last_hi)
             else:
                 affected = first_mixed < kk or (last_start < kk and last_hi != last_lo)
             ties[q, j] = affected
@@ -450,26 +451,3 @@ def _reciprocal_rank(scores, labels, n, k, tie_mode, rel_min):
     if k > 0 and rank > k:
         return 0.0, affected
     return 1.0 / rank, affected
-
-
-@njit(cache=True, error_model="numpy")
-def _cut_tie_mixed(hs, hl, kk, n_top, last_score, continues, last_lo, last_hi):
-    """Whether the tie group at the cutoff ``kk`` continues past it with mixed labels."""
-    i = 0
-    while i < kk:
-        s = hs[i]
-        lo_l = hl[i]
-        hi_l = lo_l
-        e = i + 1
-        while e < n_top and hs[e] == s:
-            lo_l = min(lo_l, hl[e])
-            hi_l = max(hi_l, hl[e])
-            e += 1
-        if e >= kk:  # the group holding position kk - 1
-            cut = e > kk or (s == last_score and continues)
-            if s == last_score:
-                lo_l = min(lo_l, last_lo)
-                hi_l = max(hi_l, last_hi)
-            return cut and hi_l != lo_l
-        i = e
-    return False

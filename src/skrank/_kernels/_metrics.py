@@ -205,10 +205,6 @@ def _query(
     while last_start > 0 and qs[top[last_start - 1]] == last_score:
         last_start -= 1
 
-    if tie_mode != AVERAGE:
-        # labels of the ranked rows in rank order, for _exact (lbuf is free without "average")
-        for i in range(n_top):
-            lbuf[i] = ql[top[i]]
     for j in range(m):
         kind = kinds[j]
         k = ks[j]
@@ -225,32 +221,45 @@ def _query(
                 disc, ibuf, n_ideal, prodbuf,
             )
         else:
-            out_val[j] = _exact(
-                kind, kk, k, lbuf, gain_mode, gain_table, rel_min, err_scale,
+            out_val[j] = _exact(  # hl: the selected labels in rank order
+                kind, kk, k, hl, gain_mode, gain_table, rel_min, err_scale,
                 ap_den, p_min_kn, n, n_rel_src, disc, ibuf, n_ideal, terms_times_inverse,
             )
-        # did a tie with mixed labels fall inside the top kk?
-        affected = False
-        i = 0
-        while i < kk:
-            s = qs[top[i]]
-            lo = ql[top[i]]
-            hi = lo
-            e = i + 1
-            while e < n_top and qs[top[e]] == s:
-                lab = ql[top[e]]
-                lo = min(lo, lab)
-                hi = max(hi, lab)
-                e += 1
-            cut = e > kk or (s == last_score and last_total > n_top - last_start)
-            if s == last_score:
-                lo = min(lo, last_lo)
-                hi = max(hi, last_hi)
-            if hi != lo and (cut or not (kind == P or kind == R or kind == HIT)):
-                affected = True
-                break
-            i = e
-        out_ties[j] = affected
+        # did a tie with mixed labels fall inside the top kk (P, R, hit rate: across kk)?
+        out_ties[j] = _tie_affected(
+            kind == P or kind == R or kind == HIT, hs, hl, kk, n_top, last_score,
+            last_total > n_top - last_start, last_lo, last_hi,
+        )
+
+
+@njit(cache=True, error_model="numpy")
+def _tie_affected(across_only, scores, labels, kk, n_top, last_score, continues, last_lo,
+                  last_hi):
+    """Whether a tie group with mixed labels meets the top ``kk`` of a ranking.
+
+    ``scores``/``labels``: the ``n_top`` selected rows in rank order; the group of the last
+    selected score may go on past them (``continues``), its labels spanning
+    ``last_lo..last_hi``. With ``across_only`` (P, R, hit rate, which ignore the order inside
+    the top kk) only a group that the cutoff splits counts.
+    """
+    i = 0
+    while i < kk:
+        s = scores[i]
+        lo = labels[i]
+        hi = lo
+        e = i + 1
+        while e < n_top and scores[e] == s:
+            lo = min(lo, labels[e])
+            hi = max(hi, labels[e])
+            e += 1
+        cut = e > kk or (s == last_score and continues)
+        if s == last_score:
+            lo = min(lo, last_lo)
+            hi = max(hi, last_hi)
+        if hi != lo and (cut or not across_only):
+            return True
+        i = e
+    return False
 
 
 @njit(cache=True, inline="always", error_model="numpy")
