@@ -215,3 +215,21 @@ def test_unsigned_labels(fast_calls):
     # uint64 beyond int64's range is read as float64, so the error shows the value given
     with pytest.raises(InputError, match=r"labels <= 1000 with gain='exp'.* Got 9\.2"):
         skrank.evaluate(np.array([1, 2**63 + 5], dtype=np.uint64), [0.1, 0.2], [1, 1])
+
+
+@pytest.mark.parametrize("ties", ["pessimistic", "input", "average"])
+def test_heavy_ties_with_a_tie_group_ending_at_the_cutoff(ties):
+    # 8 rows score 3, a mixed pair scores 2 (ranks 9 and 10), 70 rows score 1: the threshold
+    # search cannot isolate 10 rows, so the insertion buffer ranks them; at k=10 the pair is
+    # not split (no tie flag for P@10), at k=9 it is; any order of the ties gives the same
+    # top 10 set: P@10 = 9/10, hit@10 = 1
+    y = np.r_[np.ones(8, int), [0, 1], np.zeros(70, int) + np.arange(70) % 2]
+    s = np.r_[np.full(8, 3.0), [2.0, 2.0], np.full(70, 1.0)]
+    qid = np.zeros(80, int)
+    metrics = ["p@10", "p@9", "ndcg@10", "hit@10"]
+    a = skrank.evaluate(y, s, qid, metrics=metrics, ties=ties)
+    b = skrank.evaluate(y[::-1], s[::-1], qid, metrics=metrics, ties=ties)  # same top 10 set
+    assert a["p@10"].n_tie_affected == 0
+    assert a["p@9"].n_tie_affected == 1
+    assert a["p@10"].per_query[0] == b["p@10"].per_query[0] == 0.9
+    assert a["hit@10"].per_query[0] == b["hit@10"].per_query[0] == 1.0

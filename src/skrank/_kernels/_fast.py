@@ -20,8 +20,8 @@ Per query:
    the highest score, each step counting the rows above a trial value; the rows above it
    (about 1.2 k) are compacted and ranked by counting. None of these loops branches on the
    data: on a branchy selection (an insertion-sorted buffer) mispredicted branches cost more
-   than all the rest. Heavy ties (more than ``MAX_CANDIDATES`` candidates) still take the
-   insertion buffer.
+   than all the rest. Heavy ties (more than ``MAX_CANDIDATES`` candidates) take the general
+   kernel's selection (an insertion-sorted buffer).
 3. The metrics come from the labels of the ranked rows; RR and the tie flags use counting
    passes too.
 
@@ -48,7 +48,7 @@ from ._metrics import (
     _tie_affected,
     discounts,
 )
-from ._select import AVERAGE, OPTIMISTIC, PESSIMISTIC
+from ._select import AVERAGE, INPUT, OPTIMISTIC, PESSIMISTIC, select_top
 
 # largest cutoff the one-pass kernel takes (larger ones, and no cutoff, go to the general one)
 SMALL_K = 32
@@ -106,6 +106,8 @@ def evaluate_contiguous(
     cs = np.empty(max_n, dtype=scores.dtype)
     cl = np.empty(max_n, dtype=np.int64)
     ck = np.empty(MAX_CANDIDATES, dtype=np.int64)
+    hp = np.empty(max(k_sort, 1), dtype=np.int64)  # heavy ties: positions, tie keys
+    ht = np.zeros(max(k_sort, 1), dtype=np.int64)
     ideal = np.empty(max(k_ideal, 1), dtype=np.float64)
     counts = np.zeros(max(n_labels, 8), dtype=np.int64)
     average = tie_mode == AVERAGE
@@ -175,7 +177,17 @@ def evaluate_contiguous(
                 _rank(cs, ck, cl, n_cand, hs, hl)
                 continues = n_cand > kq and hs[kq] == hs[kq - 1]
             else:
-                continues = _insertion_select(bs, bl, n, kq, pess, opt, hs, hl)
+                # heavy ties: the general kernel's selection (an insertion-sorted buffer),
+                # then whether a row left out shares the last selected score
+                select_top(n, kq, bs, bl, ht[:0], False, tie_mode if not average else INPUT,
+                           hp, hs, hl, ht)
+                n_last = 0
+                for i in range(n):
+                    n_last += bs[i] == hs[kq - 1]
+                n_last_in = 0
+                for i in range(kq):
+                    n_last_in += hs[i] == hs[kq - 1]
+                continues = n_last > n_last_in
 
         # labels: relevant count, the largest gain, the ideal ranking (counts of labels above
         # max_label are zero)
@@ -280,7 +292,7 @@ def evaluate_contiguous(
 
 
 # candidates up to this many are ranked by counting (quadratic, but free of data-dependent
-# branches); more (heavy ties) go through an insertion-sorted buffer
+# branches); more (heavy ties) go through the general kernel's insertion-sorted buffer
 MAX_CANDIDATES = 64
 
 
@@ -348,47 +360,6 @@ def _rank(cs, ck, cl, n_cand, hs, hl):
             rank += (cs[j] > si) | ((cs[j] == si) & (ck[j] < ki))
         hs[rank] = si
         hl[rank] = cl[i]
-
-
-@njit(cache=True, error_model="numpy")
-def _insertion_select(scores, labels, n, k, pess, opt, hs, hl):
-    """The best ``k`` rows into hs/hl through an insertion-sorted buffer.
-
-    Returns whether a row left out ties with the last one taken.
-    """
-    size = 0
-    thr = -np.inf  # rows below the k-th best score so far are out
-    rest_max = -np.inf  # the best score among rows left out (rejected or evicted)
-    for r in range(n):
-        s = scores[r]
-        if s < thr:
-            rest_max = max(rest_max, s)
-            continue
-        li = labels[r]
-        if size == k:
-            # a later row goes before an entry only on a higher score, or on an equal
-            # score with a lower (pessimistic) or higher (optimistic) label
-            if s == thr and not ((pess and li < hl[k - 1]) or (opt and li > hl[k - 1])):
-                rest_max = max(rest_max, s)
-                continue
-            rest_max = max(rest_max, thr)  # the evicted entry
-            pos = k - 1
-        else:
-            pos = size
-            size += 1
-        while pos > 0:
-            sp = hs[pos - 1]
-            if s > sp or (s == sp and ((pess and li < hl[pos - 1]) or (opt and li > hl[pos - 1]))):
-                hs[pos] = sp
-                hl[pos] = hl[pos - 1]
-                pos -= 1
-            else:
-                break
-        hs[pos] = s
-        hl[pos] = li
-        if size == k:
-            thr = hs[k - 1]
-    return rest_max == hs[k - 1]
 
 
 # added to a value: keep it (index 1) or push it out of a minimum / maximum (index 0)
