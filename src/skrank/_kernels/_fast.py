@@ -45,6 +45,7 @@ from ._metrics import (
     R,
     _exact,
     _expected,
+    _expected_rr,
     _tie_affected,
     discounts,
 )
@@ -408,16 +409,7 @@ def _reciprocal_rank(scores, labels, n, k, tie_mode, rel_min):
             before += scores[i] == m
     affected = g > g_rel and g_rel > 0
     if tie_mode == AVERAGE:
-        # expected 1/rank with the g tied rows in random order (``_metrics._rr``'s formula)
-        limit = g - g_rel + 1
-        if k > 0:
-            limit = min(limit, k - n_above)
-        value = 0.0
-        p_first = 1.0
-        for t in range(max(limit, 0)):
-            value += p_first * g_rel / (g - t) / (n_above + t + 1.0)
-            p_first *= (g - g_rel - t) / (g - t)
-        return value, affected
+        return _expected_rr(n_above, g, g_rel, k), affected
     rank = n_above + before + 1
     if k > 0 and rank > k:
         return 0.0, affected

@@ -358,8 +358,16 @@ def _rr(n, k, qs, ql, qt, use_key, tie_mode, rel_min):
         if k > 0 and rank > k:
             return 0.0, affected
         return 1.0 / rank, affected
-    # expected 1/rank when the g tied rows are in random order: the first relevant row is
-    # at offset t with probability prod_{i<t} (g-r-i)/(g-i) * r/(g-t)
+    return _expected_rr(n_before, g, g_rel, k), affected
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _expected_rr(n_before, g, g_rel, k):
+    """Expected RR@k (k = 0: no cutoff) when ``n_before`` rows rank first and then ``g`` tied
+    rows, ``g_rel`` of them relevant, come in random order.
+
+    The first relevant row is at offset t with probability prod_{i<t} (g-r-i)/(g-i) * r/(g-t).
+    """
     limit = g - g_rel + 1
     if k > 0:
         limit = min(limit, k - n_before)
@@ -368,7 +376,7 @@ def _rr(n, k, qs, ql, qt, use_key, tie_mode, rel_min):
     for t in range(max(limit, 0)):
         value += q * g_rel / (g - t) / (n_before + t + 1.0)
         q *= (g - g_rel - t) / (g - t)
-    return value, affected
+    return value
 
 
 @njit(cache=True, error_model="numpy")
