@@ -79,10 +79,13 @@ def next_run_start(qid, i):
 
 @njit(cache=True, nogil=True)
 def _run_starts_int(qid):
-    """Starts of the runs of equal ids (plus ``n``), and whether run ids strictly increase.
+    """Starts of the runs of equal ids (plus ``n``), the runs' ids, and whether they strictly
+    increase.
 
     One pass: the starts go to a buffer of ``n + 1`` entries of which only the used pages are
-    ever touched, then the used prefix is copied out.
+    ever touched, then the used prefix is copied out. The runs' ids are read right after the
+    pass, while the rows are still in cache (reading them later costs a cache miss per query;
+    storing them during the pass slows the pass more).
     """
     n = qid.shape[0]
     buf = np.empty(n + 1, dtype=np.int64)
@@ -99,11 +102,15 @@ def _run_starts_int(qid):
             count += 1
             prev = cur
     buf[count] = n
-    return buf[: count + 1].copy(), increasing
+    ids = np.empty(count, dtype=qid.dtype)
+    for j in range(count):
+        ids[j] = qid[buf[j]]
+    return buf[: count + 1].copy(), ids, increasing
 
 
-def run_starts(qid: np.ndarray) -> tuple[np.ndarray, bool]:
-    """First row of each run of equal integer ids, plus ``n``; and whether run ids increase.
+def run_starts(qid: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """First row of each run of equal integer ids (plus ``n``), each run's id, and whether
+    the run ids strictly increase.
 
     Releases the GIL (callers scan slices in threads).
     """
@@ -185,11 +192,11 @@ def group_rows(
         return Grouping(arr[:0], np.zeros(1, np.int64), None)
     increasing = False
     if arr.dtype.kind in "iu":
-        starts, increasing = _run_starts_int(arr)
+        starts, run_ids, increasing = _run_starts_int(arr)
     else:
         change = np.flatnonzero(arr[1:] != arr[:-1]) + 1
         starts = np.concatenate(([0], change, [n])).astype(np.int64)
-    run_ids = arr[starts[:-1]]
+        run_ids = arr[starts[:-1]]
     if increasing or _all_distinct(run_ids):
         return Grouping(run_ids, starts, None)
     # non-contiguous: number queries by first appearance, then a stable sort of the rows

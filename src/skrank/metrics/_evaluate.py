@@ -507,14 +507,14 @@ def _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs, n_threads, 
 
     def work(ab):
         a, b = ab
-        starts, increasing = run_starts(arr[a:b])
+        starts, ids, increasing = run_starts(arr[a:b])
         if not increasing:
             return None
         offsets = starts + a
         out = _fast_outputs(offsets.shape[0] - 1, kinds.shape[0])
         bad = _kernel(y_true, y_score, offsets, mconv, mconv.ties, table, order, err_scale,
                       kinds, ks, *out)
-        return bad, offsets, out
+        return bad, offsets, ids, out
 
     chunks = list(itertools.pairwise(cuts))
     parts = run_chunks(work, chunks)
@@ -522,9 +522,11 @@ def _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs, n_threads, 
         return None, None
     if any(p[0] >= 0 for p in parts):
         return _FAILED, None
-    offsets = np.concatenate([*(p[1][:-1] for p in parts), [n]]).astype(np.int64)
-    raw = tuple(np.concatenate([p[2][i] for p in parts]) for i in range(3))
-    return raw, Grouping(arr[offsets[:-1]], offsets, None)
+    # each slice's offsets end where the next one's begin
+    offsets = np.concatenate([*(p[1][:-1] for p in parts[:-1]), parts[-1][1]])
+    qids = np.concatenate([p[2] for p in parts])
+    raw = tuple(np.concatenate([p[3][i] for p in parts]) for i in range(3))
+    return raw, Grouping(qids, offsets, None)
 
 
 def _run_all_fast(y_true, y_score, grouping, by_conv, conv, specs, tie_bounds, n_threads,
@@ -535,13 +537,15 @@ def _run_all_fast(y_true, y_score, grouping, by_conv, conv, specs, tie_bounds, n
     """
     out = {}
     for mconv, group_specs in by_conv.items():
-        setup = _fast_setup(mconv, conv, specs, group_specs)
         rules = [mconv.ties] + (["pessimistic", "optimistic"] if tie_bounds else [])
         raws = []
+        setup = None
         for rule in rules:
             if first is not None:
                 raw, first = first, None
             else:
+                if setup is None:
+                    setup = _fast_setup(mconv, conv, specs, group_specs)
                 raw = _run_fast(y_true, y_score, grouping.offsets, mconv, rule, setup,
                                 n_threads)
             if raw is None:
