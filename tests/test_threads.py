@@ -67,3 +67,45 @@ def test_a_forked_child_starts_its_own_pool():
         with ctx.Pool(1) as pool:
             result = pool.map_async(_child_work, [0]).get(timeout=30)
     assert result == [[2, 4]]
+
+
+def test_shared_chunks_each_run_once_and_come_back_in_order():
+    calls = []
+
+    def work(i):
+        calls.append(i)
+        return i * i
+
+    assert _threads.run_shared(work, list(range(10)), 2) == [i * i for i in range(10)]
+    assert sorted(calls) == list(range(10))
+    assert _threads.run_shared(work, [3], 4) == [9]
+    assert _threads.run_shared(work, [], 2) == []
+    assert _threads.run_shared(work, [1, 2], 1) == [1, 4]
+
+
+def test_a_slow_thread_leaves_chunks_to_the_others():
+    import time
+
+    caller = threading.current_thread()
+    who = {}
+
+    def work(i):
+        who[i] = threading.current_thread()
+        if who[i] is caller:
+            time.sleep(0.3)  # the calling thread is slowed down
+        return i
+
+    assert _threads.run_shared(work, list(range(6)), 2) == list(range(6))
+    taken_by_caller = sum(t is caller for t in who.values())
+    assert taken_by_caller <= 2
+    assert len({t for t in who.values()}) == 2
+
+
+def test_shared_errors_are_raised_after_every_thread_stops():
+    def work(i):
+        if i == 1:
+            raise ValueError("chunk 1 failed")
+        return i
+
+    with pytest.raises(ValueError, match="chunk 1 failed"):
+        _threads.run_shared(work, [0, 1, 2, 3], 2)

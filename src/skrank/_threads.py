@@ -6,17 +6,21 @@ thread: a new thread waited milliseconds for the idle core to pick it up, while 
 wakes in microseconds. The pool is an implementation detail: it holds no setting a user could
 see, and idle workers cost nothing. A forked child process (multiprocessing's "fork" start
 method) starts its own pool, as the parent's threads do not exist there.
+
+:func:`run_chunks` gives each thread its chunk; :func:`run_shared` lets the threads take
+chunks in turn, for work where a thread may run slower than the others.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-__all__ = ["run_chunks"]
+__all__ = ["run_chunks", "run_shared"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -62,3 +66,34 @@ def run_chunks(fn: Callable[[T], R], chunks: Sequence[T]) -> list[R]:
     futures = [pool.submit(fn, c) for c in chunks[:-1]]
     last = fn(chunks[-1])
     return [*(f.result() for f in futures), last]
+
+
+def run_shared(fn: Callable[[T], R], chunks: Sequence[T], n_threads: int) -> list[R]:
+    """``[fn(c) for c in chunks]`` on ``n_threads`` threads that take the chunks in order.
+
+    Each thread (the calling one included) takes the next chunk not yet taken, so a thread
+    that runs slower (a busy or slowed core) simply takes fewer; with chunks that shrink
+    towards the end the threads finish close together. Results come back in the order of
+    ``chunks``; the first exception raised is re-raised.
+    """
+    n_threads = min(n_threads, len(chunks))
+    if n_threads <= 1:
+        return [fn(c) for c in chunks]
+    results: list = [None] * len(chunks)
+    taken = itertools.count()  # next() on it is atomic under the GIL
+
+    def take() -> None:
+        while True:
+            i = next(taken)
+            if i >= len(chunks):
+                return
+            results[i] = fn(chunks[i])
+
+    pool = _workers(n_threads - 1)
+    futures = [pool.submit(take) for _ in range(n_threads - 1)]
+    try:
+        take()
+    finally:
+        for f in futures:
+            f.result()
+    return results

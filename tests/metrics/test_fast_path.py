@@ -197,6 +197,16 @@ def test_threads_group_their_own_slices(layout, n_jobs, monkeypatch):
     _assert_same(a, b)
 
 
+@pytest.mark.parametrize("n_threads", [2, 3, 8])
+def test_slices_shrink_towards_the_end(n_threads):
+    n = 1_000_000
+    cuts = [0, *_evaluate._shrinking_cuts(n, n_threads), n]
+    sizes = np.diff(cuts)
+    assert (sizes > 0).all() and len(sizes) == 2 * n_threads
+    # one large slice per thread, then small ones that let the threads end together
+    assert sizes[:n_threads].min() > 3 * sizes[n_threads:].max()
+
+
 def test_threads_report_the_first_bad_row(monkeypatch):
     monkeypatch.setattr(_evaluate, "_SPLIT_ROWS", 0)
     y, s, qid = _data(22, n_queries=40)

@@ -14,7 +14,7 @@ from numba import njit
 from .._groups import Grouping, as_qid_array, group_rows, next_run_start, run_starts
 from .._kernels import _fast as F
 from .._kernels import _metrics as K
-from .._threads import run_chunks
+from .._threads import run_chunks, run_shared
 from .._validation import param_error
 from ..conventions import Conventions, for_metric, resolve_conventions
 from ..exceptions import EmptyQueryError, InputError, InvalidParameterError
@@ -483,11 +483,24 @@ _SPLIT_ROWS = 200_000
 _FAILED = "failed"
 
 
+def _shrinking_cuts(n: int, n_threads: int) -> list[int]:
+    """Row positions cutting ``n`` rows into ``2 n_threads`` chunks: ``n_threads`` of 40% of
+    the rows each (``0.8 / n_threads``), then ``n_threads`` of 10% (``0.2 / n_threads``).
+
+    Threads take the chunks in turn: evenly loaded threads take one large and one small
+    chunk each, while a thread slowed by its core (two-thread timings on shared machines
+    vary by tens of percent) leaves its small chunk to the others.
+    """
+    sizes = [0.8 / n_threads] * n_threads + [0.2 / n_threads] * (n_threads - 1)
+    return [int(n * f) for f in itertools.accumulate(sizes)]
+
+
 def _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs, n_threads, caller):
     """Group and evaluate (first metric group, own tie rule) slice by slice, in threads.
 
-    The rows are cut at query boundaries near ``n / n_threads``; each thread finds the runs
-    of ids in its slice and evaluates them, so grouping is no longer a serial pass. Returns
+    The rows are cut at query boundaries near :func:`_shrinking_cuts`; each thread takes the
+    next slice, finds its runs of ids and evaluates them, so grouping is no serial pass.
+    Returns
     ``(raw, grouping)``; ``(None, None)`` when it does not apply (ids that are not integers,
     or that do not increase from run to run: a query may then come back, and the caller
     groups all rows first); ``(_FAILED, None)`` when a row fails the kernel's check.
@@ -497,8 +510,8 @@ def _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs, n_threads, 
         return None, None
     arr = np.ascontiguousarray(arr)
     cuts = [0]
-    for i in range(1, n_threads):
-        c = next_run_start(arr, max(n * i // n_threads, 1))
+    for c in _shrinking_cuts(n, n_threads):
+        c = next_run_start(arr, c)
         if cuts[-1] < c < n:
             cuts.append(c)
     cuts.append(n)
@@ -517,7 +530,7 @@ def _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs, n_threads, 
         return bad, offsets, ids, out
 
     chunks = list(itertools.pairwise(cuts))
-    parts = run_chunks(work, chunks)
+    parts = run_shared(work, chunks, n_threads)
     if any(p is None for p in parts) or any(arr[b - 1] >= arr[b] for _, b in chunks[:-1]):
         return None, None
     if any(p[0] >= 0 for p in parts):
