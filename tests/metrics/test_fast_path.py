@@ -137,6 +137,49 @@ def test_routes_not_taken_by_the_one_pass_kernel(fast_calls):
     assert not fast_calls
 
 
+def _first_bad_row(y, s, offsets, gain="exp"):
+    """What the one-pass kernel reports: -1, or the first row it cannot take."""
+    conv = skrank.Conventions(gain=gain)
+    spec = [skrank.Metric.parse("ndcg@10")]
+    table, order, err_scale, kinds, ks = _evaluate._fast_setup(conv, conv, spec, spec)
+    out = _evaluate._fast_outputs(offsets.shape[0] - 1, 1)
+    return _evaluate._kernel(y, s, offsets, conv, "pessimistic", table, order, err_scale,
+                             kinds, ks, *out)
+
+
+_BAD_LABELS = {"negative label": -1, "label past the table": 63, "fractional label": 0.5,
+               "nan label": np.nan}
+_BAD_CASES = [
+    (dtype, bad)
+    for dtype in (np.int64, np.int32, np.uint8, np.float64)
+    for bad in ("nan score", "inf score", "-inf score", *_BAD_LABELS)
+    # only what the dtype can hold: no negative uint8, no fractional or NaN integers
+    if not (dtype == np.uint8 and bad == "negative label")
+    and not (dtype != np.float64 and bad in ("fractional label", "nan label"))
+]
+
+
+@pytest.mark.parametrize(("dtype", "bad"), _BAD_CASES)
+def test_the_kernel_reports_the_first_bad_row(dtype, bad):
+    # rows are checked 255 at a time without branching on each; the first bad row of the
+    # first bad block is found afterwards: try rows in the first block, deep in a second
+    # block of a long query, and last, each with a later bad row too
+    sizes = [3, 600, 40]
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    n = int(offsets[-1])
+    rng = np.random.default_rng(7)
+    for row in (0, 2, 3 + 255 + 17, n - 1):
+        y = rng.integers(0, 5, n).astype(dtype)
+        s = rng.random(n)
+        assert _first_bad_row(y, s, offsets) == -1
+        for r in (row, min(row + 1, n - 1), n - 1):
+            if bad.endswith("score"):
+                s[r] = {"nan score": np.nan, "inf score": np.inf, "-inf score": -np.inf}[bad]
+            else:
+                y[r] = _BAD_LABELS[bad]
+        assert _first_bad_row(y, s, offsets) == row, (bad, row)
+
+
 def test_value_errors_come_before_grouping_errors():
     # a NaN score and a misaligned qid: the score is reported first on either route
     with pytest.raises(InputError, match="'y_score'"):
