@@ -663,7 +663,7 @@ def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResu
     values, empty, ties = raw
     col = np.ascontiguousarray(values[:, j])
     emp = np.ascontiguousarray(empty[:, j])
-    n_empty = int(emp.sum())
+    n_empty = int(np.count_nonzero(emp))
     if conv.empty == "error" and n_empty:
         first = grouping.qids[int(np.flatnonzero(emp)[0])].item()
         raise EmptyQueryError(
@@ -691,7 +691,7 @@ def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResu
         conventions=conv,
         n_queries=grouping.n_queries,
         n_empty=n_empty,
-        n_tie_affected=int(ties[:, j].sum()),
+        n_tie_affected=int(np.count_nonzero(ties[:, j])),
         tie_interval=interval,
         weighted=weights is not None,
     )
