@@ -261,8 +261,8 @@ def evaluate(
         Also compute the pessimistic and optimistic means (``MetricResult.tie_interval``).
     n_jobs : int or None, default=None
         Threads for the compiled kernel (which releases the GIL): None is 1, -1 every core.
-        Queries are split into chunks of about equal rows, run by a private pool of worker
-        threads kept for the process, the calling thread taking one chunk; the result is
+        The rows are cut into chunks at query boundaries, run by a private pool of worker
+        threads kept for the process, the calling thread taking its share; the result is
         identical for any ``n_jobs``. Worth it from about a million rows.
     gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, score_precision, default_k, \
 max_label, empty_weighted, arithmetic
