@@ -109,3 +109,15 @@ def test_shared_errors_are_raised_after_every_thread_stops():
 
     with pytest.raises(ValueError, match="chunk 1 failed"):
         _threads.run_shared(work, [0, 1, 2, 3], 2)
+
+
+def test_shared_raises_the_calling_threads_error_first():
+    caller = threading.current_thread()
+
+    def work(i):
+        if threading.current_thread() is caller:
+            raise KeyError("caller")
+        raise ValueError("worker")
+
+    with pytest.raises(KeyError, match="caller"):
+        _threads.run_shared(work, [0, 1, 2, 3], 2)

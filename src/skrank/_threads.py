@@ -74,7 +74,8 @@ def run_shared(fn: Callable[[T], R], chunks: Sequence[T], n_threads: int) -> lis
     Each thread (the calling one included) takes the next chunk not yet taken, so a thread
     that runs slower (a busy or slowed core) simply takes fewer; with chunks that shrink
     towards the end the threads finish close together. Results come back in the order of
-    ``chunks``; the first exception raised is re-raised.
+    ``chunks``. An exception stops the thread that met it; once every thread has stopped,
+    the calling thread's exception is raised, or else the first worker's.
     """
     n_threads = min(n_threads, len(chunks))
     if n_threads <= 1:
@@ -91,9 +92,15 @@ def run_shared(fn: Callable[[T], R], chunks: Sequence[T], n_threads: int) -> lis
 
     pool = _workers(n_threads - 1)
     futures = [pool.submit(take) for _ in range(n_threads - 1)]
+    errors = []
     try:
         take()
-    finally:
-        for f in futures:
-            f.result()
+    except BaseException as exc:  # re-raised below, once the workers are done
+        errors.append(exc)
+    for f in futures:
+        exc = f.exception()
+        if exc is not None:
+            errors.append(exc)
+    if errors:
+        raise errors[0]
     return results

@@ -500,10 +500,9 @@ def _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs, n_threads, 
 
     The rows are cut at query boundaries near :func:`_shrinking_cuts`; each thread takes the
     next slice, finds its runs of ids and evaluates them, so grouping is no serial pass.
-    Returns
-    ``(raw, grouping)``; ``(None, None)`` when it does not apply (ids that are not integers,
-    or that do not increase from run to run: a query may then come back, and the caller
-    groups all rows first); ``(_FAILED, None)`` when a row fails the kernel's check.
+    Returns ``(raw, grouping)``; ``(None, None)`` when it does not apply (ids that are not
+    integers, or that do not increase from run to run: a query may then come back, and the
+    caller groups all rows first); ``(_FAILED, None)`` when a row fails the kernel's check.
     """
     arr = as_qid_array(qid, n, caller)
     if arr.dtype.kind not in "iu":
