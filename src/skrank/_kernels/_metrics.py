@@ -622,17 +622,19 @@ def evaluate_grouped(
         else:
             n = 0
             n_pool = 0
+            # unsigned indices: numba leaves out its negative-index wraparound
             for j in range(lo, hi):
-                r = j if contiguous else rows[j]
+                r = np.uint64(j if contiguous else rows[np.uint64(j)])
                 if has_retrieved and not retrieved[r]:
                     if pool:
                         bp[n_pool] = labels[r]
                         n_pool += 1
                     continue
-                bs[n] = scores[r]
-                bl[n] = labels[r]
+                un = np.uint64(n)
+                bs[un] = scores[r]
+                bl[un] = labels[r]
                 if use_key:
-                    bt[n] = tiekey[r]
+                    bt[un] = tiekey[r]
                 n += 1
             qs = bs[:n]
             ql = bl[:n]
