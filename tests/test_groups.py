@@ -33,8 +33,14 @@ def _check(qid):
 def test_shuffled_integer_ids_take_the_table(dtype, seed):
     # ids within a span of the order of the rows are grouped with a table (counting sort)
     rng = np.random.default_rng(seed)
-    ids = rng.choice(200, size=40, replace=False) + (0 if dtype in (np.uint8, np.uint64) else -50)
+    ids = rng.choice(200, size=40, replace=False)
     qid = rng.choice(ids, size=500).astype(dtype)
+    if dtype == np.int64:
+        qid -= 2**63 - 100  # near the bottom of the range: the difference must not overflow
+    elif dtype == np.uint64:
+        qid += np.uint64(2**64 - 300)  # beyond float64's exact integers
+    elif dtype == np.int32:
+        qid -= 50
     g = _check(qid)
     assert not g.contiguous
 
