@@ -18,6 +18,20 @@ def _oracle(qid):
     return qids, np.r_[0, np.cumsum(sizes)], np.array([i for q in qids for i in rows[q]])
 
 
+@pytest.fixture
+def table_calls(monkeypatch):
+    """Count the calls of the table route."""
+    calls = []
+    real = _groups._group_by_table
+
+    def counting(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(_groups, "_group_by_table", counting)
+    return calls
+
+
 def _check(qid):
     g = _groups.group_rows(qid.shape[0], qid)
     qids, offsets, rows = _oracle(qid)
@@ -30,7 +44,7 @@ def _check(qid):
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.uint64])
 @pytest.mark.parametrize("seed", range(4))
-def test_shuffled_integer_ids_take_the_table(dtype, seed):
+def test_shuffled_integer_ids_take_the_table(dtype, seed, table_calls):
     # ids within a span of the order of the rows are grouped with a table (counting sort)
     rng = np.random.default_rng(seed)
     ids = rng.choice(200, size=40, replace=False)
@@ -43,12 +57,14 @@ def test_shuffled_integer_ids_take_the_table(dtype, seed):
         qid -= 50
     g = _check(qid)
     assert not g.contiguous
+    assert table_calls
 
 
-def test_ids_spread_far_apart_take_the_sort():
+def test_ids_spread_far_apart_take_the_sort(table_calls):
     rng = np.random.default_rng(5)
     qid = rng.choice(np.array([-(2**62), 7, 2**62, 12345678901]), size=300)
     assert not _check(qid).contiguous
+    assert not table_calls
 
 
 @pytest.mark.parametrize("qid", [
