@@ -69,6 +69,8 @@ def test_ids_spread_far_apart_take_the_sort(table_calls):
 
 @pytest.mark.parametrize("qid", [
     np.array([5, 5, 3, 3, 3, 9]),          # runs not increasing but each id once: contiguous
+    np.repeat([9, 2, 5], 20),              # the same with few runs: their ids are sorted
+    np.repeat([9, 2, 9], 20),              # few runs, an id comes back
     np.array([1, 1, 2, 2, 3]),             # increasing runs
     np.zeros(7, dtype=np.int64),           # one query
     np.array([4, 2, 4]),                   # an id comes back

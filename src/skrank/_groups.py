@@ -230,7 +230,10 @@ def group_rows(
         change = np.flatnonzero(arr[1:] != arr[:-1]) + 1
         starts = np.concatenate(([0], change, [n])).astype(np.int64)
         run_ids = arr[starts[:-1]]
-    if increasing:
+    # runs with distinct ids are whole queries; with few runs (the usual contiguous input,
+    # ids in any order) sorting their ids tells at once, with many the table below does
+    few_runs = run_ids.shape[0] <= n // 16
+    if increasing or (few_runs and _all_distinct(run_ids)):
         return Grouping(run_ids, starts, None)
     if arr.dtype.kind in "iu":
         lo, hi = int(arr.min()), int(arr.max())
@@ -239,7 +242,7 @@ def group_rows(
             if qids.shape[0] == run_ids.shape[0]:  # one run per id: contiguous after all
                 return Grouping(run_ids, starts, None)
             return Grouping(qids, offsets, rows)
-    if _all_distinct(run_ids):
+    if not few_runs and _all_distinct(run_ids):
         return Grouping(run_ids, starts, None)
     # non-contiguous: number queries by first appearance, then a stable sort of the rows
     uniq, first_row, inverse = np.unique(arr, return_index=True, return_inverse=True)
