@@ -10,7 +10,7 @@ from numba import njit
 from ._validation import param_error
 from .exceptions import InputError
 
-__all__ = ["Grouping", "group_rows", "next_run_start", "run_starts"]
+__all__ = ["Grouping", "as_qid_array", "group_rows", "next_run_start", "run_starts"]
 
 
 @dataclass(frozen=True)
@@ -78,9 +78,9 @@ def next_run_start(qid, i):
 
 
 @njit(cache=True, nogil=True)
-def _run_starts_int(qid):
-    """Starts of the runs of equal ids (plus ``n``), the runs' ids, and whether they strictly
-    increase.
+def run_starts(qid):
+    """Starts of the runs of equal integer ids (plus ``n``), the runs' ids, and whether they
+    strictly increase. Releases the GIL (callers scan slices in threads).
 
     One pass: the starts go to a buffer of ``n + 1`` entries of which only the used pages are
     ever touched, then the used prefix is copied out. The runs' ids are read right after the
@@ -108,21 +108,8 @@ def _run_starts_int(qid):
     return buf[: count + 1].copy(), ids, increasing
 
 
-def run_starts(qid: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
-    """First row of each run of equal integer ids (plus ``n``), each run's id, and whether
-    the run ids strictly increase.
-
-    Releases the GIL (callers scan slices in threads).
-    """
-    return _run_starts_int(qid)
-
-
 def as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
     """``qid`` as a 1-D array of ``n`` integer or string ids, or the standard error."""
-    return _as_qid_array(qid, n, caller)
-
-
-def _as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
     arr = np.asarray(qid)
     if arr.ndim != 1:
         raise InputError(
@@ -220,12 +207,12 @@ def group_rows(
         offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
         return Grouping(qids=np.arange(sizes.shape[0]), offsets=offsets, order=None)
-    arr = _as_qid_array(qid, n, caller)
+    arr = as_qid_array(qid, n, caller)
     if n == 0:
         return Grouping(arr[:0], np.zeros(1, np.int64), None)
     increasing = False
     if arr.dtype.kind in "iu":
-        starts, run_ids, increasing = _run_starts_int(arr)
+        starts, run_ids, increasing = run_starts(arr)
     else:
         change = np.flatnonzero(arr[1:] != arr[:-1]) + 1
         starts = np.concatenate(([0], change, [n])).astype(np.int64)
