@@ -1,24 +1,40 @@
-# skrank: two commands on a fresh machine with Python 3.10+.
-#   make demo   set up .venv and run the main job on the bundled real data
-#   make test   set up .venv with the test extra and run the whole suite (docs build included)
+# skrank: two commands on a fresh machine with Python 3.10+ and a C compiler.
+#   make demo   set up .venv, build the compiled kernels and run the main job on the bundled data
+#   make test   the same set-up with the test extra, then the linter, the whole suite, the docs
+#               build and a wheel installed into a clean environment
 
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+ABSBIN := $(abspath $(BIN))
 PYTEST_ARGS ?=
+WHEEL_DIR := build/wheel-check
 
-.PHONY: demo test venv lint docs bench clean
+# The editable install builds the kernels with the build tools of the venv (meson-python,
+# meson, ninja, Cython: no build isolation), and rebuilds them on import when a .pyx or .pxi
+# changed; the native file gives meson Cython's full path, so that a rebuild works without
+# the venv on PATH.
+EDITABLE = PATH="$(ABSBIN):$$PATH" $(BIN)/python -m pip install --quiet --no-build-isolation \
+	-Csetup-args=--native-file=$(abspath $(VENV))/meson-native.ini -e
+BUILD_INPUTS := pyproject.toml meson.build src/skrank/meson.build
+
+.PHONY: demo test venv lint docs bench wheel-check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed-all: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[all]"
+$(VENV)/.build-tools: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet "meson-python>=0.16" "meson>=1.1" ninja "Cython>=3.0.10"
+	printf "[binaries]\ncython = '%s/cython'\n" "$(ABSBIN)" > $(VENV)/meson-native.ini
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[all,test,docs]"
+$(VENV)/.installed-all: $(BUILD_INPUTS) | $(VENV)/.build-tools
+	$(EDITABLE) ".[all]"
+	touch $@
+
+$(VENV)/.installed-test: $(BUILD_INPUTS) | $(VENV)/.build-tools
+	$(EDITABLE) ".[all,test,docs]"
 	touch $(VENV)/.installed-all $@
 
 venv: $(VENV)/.installed-all
@@ -32,10 +48,21 @@ lint: $(VENV)/.installed-test
 docs: $(VENV)/.installed-test
 	$(BIN)/python -m sphinx -W --keep-going -b html -q docs docs/_build/html
 
+# a wheel built as a user's pip builds it (isolated, from the sdist), installed with its
+# dependencies alone into a clean environment, then a smoke test there
+wheel-check: $(VENV)/.installed-test
+	rm -rf $(WHEEL_DIR)
+	$(BIN)/python -m build --outdir $(WHEEL_DIR)/dist . > $(WHEEL_DIR).log 2>&1 \
+		|| (cat $(WHEEL_DIR).log; exit 1)
+	$(PYTHON) -m venv $(WHEEL_DIR)/venv
+	$(WHEEL_DIR)/venv/bin/python -m pip install --quiet $(WHEEL_DIR)/dist/*.whl
+	cd $(WHEEL_DIR) && venv/bin/python $(CURDIR)/tests/wheel_smoke.py
+
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests examples benchmarks docs
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 	$(BIN)/python -m sphinx -W --keep-going -b html -q docs docs/_build/html
+	$(MAKE) wheel-check
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/bench_metrics.py

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from ._kernels._arrays import group_by_table as _group_by_table
+from ._kernels._arrays import next_run_start, run_starts
 from ._validation import param_error
 from .exceptions import InputError
 
@@ -68,46 +69,6 @@ class Grouping:
         return out
 
 
-@njit(cache=True, nogil=True)
-def next_run_start(qid, i):
-    """The first row at or after ``i`` (``0 < i``) whose id differs from its predecessor's."""
-    n = qid.shape[0]
-    while i < n and qid[i] == qid[i - 1]:
-        i += 1
-    return i
-
-
-@njit(cache=True, nogil=True)
-def run_starts(qid):
-    """Starts of the runs of equal integer ids (plus ``n``), the runs' ids, and whether they
-    strictly increase. Releases the GIL (callers scan slices in threads).
-
-    One pass: the starts go to a buffer of ``n + 1`` entries of which only the used pages are
-    ever touched, then the used prefix is copied out. The runs' ids are read right after the
-    pass, while the rows are still in cache (reading them later costs a cache miss per query;
-    storing them during the pass slows the pass more).
-    """
-    n = qid.shape[0]
-    buf = np.empty(n + 1, dtype=np.int64)
-    buf[0] = 0
-    count = 1
-    increasing = True
-    prev = qid[0]
-    for i in range(1, n):
-        cur = qid[i]
-        if cur != prev:
-            if cur < prev:
-                increasing = False
-            buf[count] = i
-            count += 1
-            prev = cur
-    buf[count] = n
-    ids = np.empty(count, dtype=qid.dtype)
-    for j in range(count):
-        ids[j] = qid[buf[j]]
-    return buf[: count + 1].copy(), ids, increasing
-
-
 def as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
     """``qid`` as a 1-D array of ``n`` integer or string ids, or the standard error."""
     arr = np.asarray(qid)
@@ -134,40 +95,9 @@ def as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
             pass
     elif arr.dtype.kind not in "iub" and arr.dtype.kind not in "US":
         raise param_error("qid", "an array of integers or strings", arr.dtype, caller)
+    if arr.dtype.kind in "iu":  # the compiled passes read native, contiguous integers
+        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
     return arr
-
-
-@njit(cache=True, nogil=True)
-def _group_by_table(qid, id_min, span):
-    """Group rows by integer ids within ``id_min .. id_min + span - 1`` in O(n + span).
-
-    A table indexed by ``id - id_min`` (``id_min`` has the ids' dtype, so the difference is
-    exact) numbers the queries in order of first appearance; the rows are then placed query
-    by query, keeping their input order (a counting sort). Gives what the sorting route of
-    :func:`group_rows` gives, several times faster (``benchmarks/bench_layouts.py``).
-    """
-    n = qid.shape[0]
-    code_of = np.full(span, -1, dtype=np.int64)
-    ids = np.empty(min(n, span), dtype=qid.dtype)
-    counts = np.zeros(min(n, span) + 1, dtype=np.int64)
-    n_q = 0
-    for i in range(n):
-        slot = np.uint64(qid[i] - id_min)
-        c = code_of[slot]
-        if c < 0:
-            c = n_q
-            code_of[slot] = c
-            ids[c] = qid[i]
-            n_q += 1
-        counts[np.uint64(c + 1)] += 1
-    offsets = np.cumsum(counts[: n_q + 1])
-    fill = offsets[:n_q].copy()
-    rows = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        c = code_of[np.uint64(qid[i] - id_min)]
-        rows[np.uint64(fill[c])] = i
-        fill[c] += 1
-    return ids[:n_q].copy(), offsets, rows
 
 
 def _all_distinct(values: np.ndarray) -> bool:

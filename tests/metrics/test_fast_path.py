@@ -1,4 +1,4 @@
-"""The one-pass kernel (``_kernels._fast``) gives the general kernel's numbers, bit for bit.
+"""The one-pass kernel (``_kernels._ranking``, ``evaluate_contiguous``) gives the general kernel's numbers, bit for bit.
 
 ``evaluate`` takes the one-pass kernel when queries are contiguous, labels are small integers,
 the tie rule is not "docid" and every cutoff is at most 32; anything else goes to the general
@@ -41,13 +41,13 @@ def _interleaved(qid: np.ndarray) -> np.ndarray:
 def fast_calls(monkeypatch):
     """Count the calls of the one-pass kernel, to know which route a call took."""
     calls = []
-    real = _evaluate.F.evaluate_contiguous
+    real = _evaluate.K.evaluate_contiguous
 
     def counting(*args):
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(_evaluate.F, "evaluate_contiguous", counting)
+    monkeypatch.setattr(_evaluate.K, "evaluate_contiguous", counting)
     return calls
 
 

@@ -9,11 +9,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from .._groups import Grouping, as_qid_array, group_rows, next_run_start, run_starts
-from .._kernels import _fast as F
-from .._kernels import _metrics as K
+from .._kernels import _arrays as A
+from .._kernels import _ranking as K
 from .._threads import run_chunks, run_shared
 from .._validation import param_error
 from ..conventions import Conventions, for_metric, resolve_conventions
@@ -23,85 +22,9 @@ from ._spec import Metric
 
 __all__ = ["evaluate"]
 
-_KIND = {"ndcg": K.NDCG, "dcg": K.DCG, "p": K.P, "r": K.R, "hit": K.HIT, "ap": K.AP,
-         "rr": K.RR, "err": K.ERR}
-_TIE = {"pessimistic": 0, "optimistic": 1, "input": 2, "average": 3, "docid": 4}
-_AP_DEN = {"all": K.AP_ALL, "min_k": K.AP_MIN_K, "found": K.AP_FOUND}
-
-
-@njit(cache=True)
-def _scan(values):
-    """(all finite, min, max, all integer) in one pass."""
-    finite = True
-    integer = True
-    lo = np.inf
-    hi = -np.inf
-    for i in range(values.shape[0]):
-        v = float(values[i])
-        if not np.isfinite(v):
-            finite = False
-            continue
-        if v < lo:
-            lo = v
-        if v > hi:
-            hi = v
-        if integer and v != np.floor(v):
-            integer = False
-    return finite, lo, hi, integer
-
-
-@njit(cache=True)
-def _all_finite_where(values, mask):
-    has_mask = mask.shape[0] > 0
-    for i in range(values.shape[0]):
-        if has_mask and not mask[i]:
-            continue
-        v = values[i]
-        if not np.isfinite(v):
-            return i
-    return -1
-
-
-@njit(cache=True)
-def _query_weights(rows, offsets, weights):
-    # mean of the rows' weights, summed in the weights' own dtype and order (as LightGBM does
-    # with its float32 weights)
-    n_q = offsets.shape[0] - 1
-    out = np.empty(n_q, dtype=weights.dtype)
-    for q in range(n_q):
-        s = weights[rows[offsets[q]]]
-        for j in range(offsets[q] + 1, offsets[q + 1]):
-            s += weights[rows[j]]
-        out[q] = s / (offsets[q + 1] - offsets[q])
-    return out
-
-
-@njit(cache=True)
-def _mean(values, empty, empty_rule, weights, empty_weighted):
-    # empty_rule: 0 exclude, 1 zero, 2 one (error is raised before)
-    has_w = weights.shape[0] > 0
-    num = 0.0
-    den = 0.0
-    for q in range(values.shape[0]):
-        if empty[q]:
-            if empty_rule == 0:
-                continue
-            v = 0.0 if empty_rule == 1 else 1.0
-        else:
-            v = values[q]
-        if has_w:
-            w = float(weights[q])
-            if empty[q] and not empty_weighted:
-                num += v
-            else:
-                num += v * w
-            den += w
-        else:
-            num += v
-            den += 1.0
-    if den == 0.0:
-        return np.nan
-    return num / den
+_KIND = K.KINDS
+_TIE = K.TIE_RULES
+_AP_DEN = K.AP_DENOMINATORS
 
 
 def _as_1d(name: str, value: Any, caller: str) -> np.ndarray:
@@ -131,7 +54,7 @@ def _show(value) -> float | int:
 
 
 def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metric], caller: str):
-    finite, lo, hi, integer = _scan(y_true)
+    finite, lo, hi, integer = A.scan(y_true)
     if not finite:
         bad = np.flatnonzero(~np.isfinite(y_true))[0]
         raise InputError(
@@ -415,7 +338,10 @@ def _weights(sample_weight, grouping: Grouping, n: int, caller: str):
         )
     if w.dtype.kind != "f":
         w = w.astype(np.float64)
-    return _query_weights(grouping.rows, grouping.offsets, w)  # rows: arange if contiguous
+    elif w.dtype.itemsize < 4:  # float16: summed as float32, the type LightGBM stores
+        w = w.astype(np.float32)
+    w = np.ascontiguousarray(w, dtype=w.dtype.newbyteorder("="))
+    return A.query_weights(grouping.rows, grouping.offsets, w)  # rows: arange if contiguous
 
 
 def _labels_array(arr: np.ndarray) -> np.ndarray:
@@ -427,7 +353,7 @@ def _labels_array(arr: np.ndarray) -> np.ndarray:
 
 def _check_values(y_true, y_score, mask, conv: Conventions, specs, caller: str):
     """Check scores and labels; return (max_label, int_labels) for the general kernel."""
-    bad = _all_finite_where(y_score, mask)
+    bad = A.first_not_finite(y_score, mask)
     if bad >= 0:
         raise InputError(
             f"The 'y_score' parameter of {caller} must hold finite scores. "
@@ -458,9 +384,9 @@ def _fast_eligible(conv: Conventions, specs, max_label: int | None) -> bool:
         return False
     kinds, ks = _kinds_ks(conv, specs)
     for kind, k in zip(kinds.tolist(), ks.tolist()):
-        if kind == K.ERR and max_label is None:
+        if kind == _KIND["err"] and max_label is None:
             return False  # ERR's scale depends on the largest label of the whole input
-        if kind != K.RR and not 1 <= k <= F.SMALL_K:
+        if kind != _KIND["rr"] and not 1 <= k <= K.SMALL_K:
             return False
     return True
 
@@ -575,7 +501,7 @@ def _fast_outputs(n_q: int, m: int):
 
 def _kernel(y_true, y_score, offsets, conv, tie_rule, table, order, err_scale, kinds, ks,
             values, empty, ties):
-    return F.evaluate_contiguous(
+    return K.evaluate_contiguous(
         offsets, y_true, y_score, _TIE[tie_rule], table, order, float(conv.rel_min),
         err_scale, _AP_DEN[conv.ap_denominator], conv.p_divisor == "min_k_n", kinds, ks,
         conv.arithmetic == "xgboost", values, empty, ties,
@@ -602,13 +528,13 @@ def _run_fast(y_true, y_score, offsets, conv, tie_rule, setup, n_threads):
 def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max_lab, int_labels,
          n_threads):
     if isinstance(conv.gain, tuple):
-        gain_mode, table = K.GAIN_TABLE, np.asarray(conv.gain, dtype=np.float64)
+        gain_mode, table = K.GAIN_MODES["table"], np.asarray(conv.gain, dtype=np.float64)
     elif int_labels:
         labels = np.arange(int_labels, dtype=np.float64)
-        gain_mode = K.GAIN_TABLE
+        gain_mode = K.GAIN_MODES["table"]
         table = labels if conv.gain == "linear" else 2.0**labels - 1.0
     else:
-        gain_mode = K.GAIN_EXP if conv.gain == "exp" else K.GAIN_LINEAR
+        gain_mode = K.GAIN_MODES[conv.gain]
         table = np.zeros(1, dtype=np.float64)
     # labels by decreasing gain: the ideal ranking of a query follows from its label counts
     order = np.argsort(-table, kind="stable").astype(np.int64)
@@ -672,14 +598,15 @@ def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResu
         )
     code = _EMPTY_CODE.get(conv.empty, 0)
     w = weights if weights is not None else np.zeros(0)
-    value = _mean(col, emp, code, w, conv.empty_weighted)
+    value = A.weighted_mean(col, emp, code, w, conv.empty_weighted)
     per_query = col.copy()
     if n_empty:
         per_query[emp] = {0: np.nan, 1: 0.0, 2: 1.0}[code]
     interval = None
     if bounds is not None:
         interval = tuple(
-            float(_mean(np.ascontiguousarray(b[0][:, j]), emp, code, w, conv.empty_weighted))
+            float(A.weighted_mean(np.ascontiguousarray(b[0][:, j]), emp, code, w,
+                                  conv.empty_weighted))
             for b in bounds
         )
     return MetricResult(

@@ -1,0 +1,363 @@
+# Per-query metric kernels over grouped flat arrays (no validation). Included by
+# ``_ranking.pyx``.
+#
+# Everything here trusts its inputs: validation, defaults and conventions are resolved by
+# :mod:`skrank.metrics`. One call evaluates several metrics that share one ordering per
+# query. Integer divisions are written as float divisions of converted operands, in the order
+# of the Python expressions they replace, so the results are the same bits as before.
+
+# metric kinds (kept in sync with skrank.metrics._spec.METRIC_NAMES)
+cdef enum:
+    KIND_NDCG = 0
+    KIND_DCG = 1
+    KIND_P = 2
+    KIND_R = 3
+    KIND_HIT = 4
+    KIND_AP = 5
+    KIND_RR = 6
+    KIND_ERR = 7
+
+# gain modes
+cdef enum:
+    GAIN_EXP = 0
+    GAIN_LINEAR = 1
+    GAIN_TABLE = 2
+
+# AP denominators
+cdef enum:
+    AP_ALL = 0
+    AP_MIN_K = 1
+    AP_FOUND = 2
+
+
+cdef inline double gain_of(double label, int mode, const double* table) noexcept nogil:
+    if mode == GAIN_EXP:
+        return pow(2.0, label) - 1.0
+    if mode == GAIN_LINEAR:
+        return label
+    return table[<Py_ssize_t>label]
+
+
+cdef void fill_discounts(double* out, Py_ssize_t n) noexcept nogil:
+    """``1 / log2(i + 2)`` for ``i < n``."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = 1.0 / log2(i + 2.0)
+
+
+cdef inline double _stop_prob(double label, double rel_min, double err_scale) noexcept nogil:
+    # ERR's stopping probability (2**l - 1) / 2**max_label, 0 below rel_min
+    if label < rel_min:
+        return 0.0
+    return (pow(2.0, label) - 1.0) * err_scale
+
+
+cdef void _avg_products(const double* values, Py_ssize_t n_values, Py_ssize_t skip,
+                        Py_ssize_t t_max, double* out) noexcept nogil:
+    """``out[t]`` = mean over t-subsets of ``values`` (without index ``skip``) of prod(1 - v).
+
+    Computed with a stable convex recurrence over the elements, for t <= t_max.
+    """
+    cdef Py_ssize_t t, j, size = 0, top
+    cdef double w
+    out[0] = 1.0
+    for t in range(1, t_max + 1):
+        out[t] = 0.0
+    for j in range(n_values):
+        if j == skip:
+            continue
+        w = 1.0 - values[j]
+        size += 1
+        top = min(size, t_max)
+        for t in range(top, 0, -1):
+            out[t] = out[t] * <double>(size - t) / <double>size \
+                + w * out[t - 1] * <double>t / <double>size
+
+
+cdef bint tie_affected(bint across_only, const score_t* scores, const label_t* labels,
+                       Py_ssize_t kk, Py_ssize_t n_top, double last_score, bint continues,
+                       double last_lo, double last_hi) noexcept nogil:
+    """Whether a tie group with mixed labels meets the top ``kk`` of a ranking.
+
+    ``scores``/``labels``: the ``n_top`` selected rows in rank order; the group of the last
+    selected score may go on past them (``continues``), its labels spanning
+    ``last_lo..last_hi``. With ``across_only`` (P, R, hit rate, which ignore the order inside
+    the top kk) only a group that the cutoff splits counts.
+    """
+    cdef Py_ssize_t i = 0, e
+    cdef double s, lo, hi
+    cdef bint cut
+    while i < kk:
+        s = scores[i]
+        lo = labels[i]
+        hi = lo
+        e = i + 1
+        while e < n_top and scores[e] == s:
+            lo = min(lo, <double>labels[e])
+            hi = max(hi, <double>labels[e])
+            e += 1
+        cut = e > kk or (s == last_score and continues)
+        if s == last_score:
+            lo = min(lo, last_lo)
+            hi = max(hi, last_hi)
+        if hi != lo and (cut or not across_only):
+            return True
+        i = e
+    return False
+
+
+cdef double exact(int kind, Py_ssize_t kk, Py_ssize_t k, const label_t* top_labels,
+                  int gain_mode, const double* gain_table, double rel_min, double err_scale,
+                  int ap_den, bint p_min_kn, Py_ssize_t n, Py_ssize_t n_rel_src,
+                  const double* disc, const double* ideal, Py_ssize_t n_ideal,
+                  bint terms_times_inverse) noexcept nogil:
+    """One metric from the labels of the ranked rows, in rank order (ties broken)."""
+    cdef Py_ssize_t i, hits = 0, div, den, stop
+    cdef double inv = 0.0, idcg, total, dcg, err, p_reach, rp, sum_prec = 0.0
+    if kind == KIND_DCG or kind == KIND_NDCG:
+        if kind == KIND_NDCG:
+            idcg = 0.0
+            stop = min(k if k > 0 else n_ideal, n_ideal)
+            for i in range(stop):
+                idcg += ideal[i] * disc[i]
+            if idcg <= 0.0:
+                return 0.0
+            inv = 1.0 / idcg
+            if terms_times_inverse:  # XGBoost: sum of gain * discount * (1 / IDCG)
+                total = 0.0
+                for i in range(kk):
+                    total += gain_of(top_labels[i], gain_mode, gain_table) * disc[i] * inv
+                return total
+        dcg = 0.0
+        for i in range(kk):
+            dcg += gain_of(top_labels[i], gain_mode, gain_table) * disc[i]
+        if kind == KIND_DCG:
+            return dcg
+        return dcg * inv  # LightGBM: DCG * (1 / IDCG)
+    if kind == KIND_ERR:
+        err = 0.0
+        p_reach = 1.0
+        for i in range(kk):
+            rp = _stop_prob(top_labels[i], rel_min, err_scale)
+            err += p_reach * rp / (i + 1.0)
+            p_reach *= 1.0 - rp
+        return err
+    for i in range(kk):
+        if top_labels[i] >= rel_min:
+            hits += 1
+            if kind == KIND_AP:
+                sum_prec += <double>hits / (i + 1.0)
+    if kind == KIND_P:
+        div = k if k > 0 else n
+        if p_min_kn and n < div:
+            div = n
+        return <double>hits / <double>div if div > 0 else 0.0
+    if kind == KIND_R:
+        return <double>hits / <double>n_rel_src if n_rel_src > 0 else 0.0
+    if kind == KIND_HIT:
+        return 1.0 if hits > 0 else 0.0
+    # AP
+    if ap_den == AP_ALL:
+        den = n_rel_src
+    elif ap_den == AP_MIN_K:
+        den = min(n_rel_src, kk)
+    else:
+        den = hits
+    return sum_prec / <double>den if den > 0 else 0.0
+
+
+cdef inline double expected_rr(Py_ssize_t n_before, Py_ssize_t g, Py_ssize_t g_rel,
+                               Py_ssize_t k) noexcept nogil:
+    """Expected RR@k (k = 0: no cutoff) when ``n_before`` rows rank first and then ``g`` tied
+    rows, ``g_rel`` of them relevant, come in random order.
+
+    The first relevant row is at offset t with probability prod_{i<t} (g-r-i)/(g-i) * r/(g-t).
+    """
+    cdef Py_ssize_t limit = g - g_rel + 1, t
+    cdef double value = 0.0, q = 1.0
+    if k > 0:
+        limit = min(limit, k - n_before)
+    for t in range(max(limit, 0)):
+        value += q * g_rel / <double>(g - t) / (n_before + t + 1.0)
+        q *= <double>(g - g_rel - t) / <double>(g - t)
+    return value
+
+
+cdef inline double _lchoose(Py_ssize_t n, Py_ssize_t k) noexcept nogil:
+    return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0)
+
+
+cdef double expected(int kind, Py_ssize_t kk, Py_ssize_t k, const int64_t* top,
+                     Py_ssize_t n_top, Py_ssize_t last_start, Py_ssize_t last_total,
+                     label_t* lbuf, Py_ssize_t lbuf_len, const score_t* scores,
+                     const label_t* labels, int gain_mode, const double* gain_table,
+                     double rel_min, double err_scale, int ap_den, bint p_min_kn, Py_ssize_t n,
+                     Py_ssize_t n_rel_src, const double* disc, const double* ideal,
+                     Py_ssize_t n_ideal, double* prodbuf) noexcept nogil:
+    """Expected value of a metric over all orders of tied rows (``ties="average"``).
+
+    ``top``: positions of the selected rows in rank order (into ``scores``/``labels``);
+    ``lbuf``: the labels of the whole last selected tie group in its first
+    ``last_total`` entries (its second half is scratch).
+    """
+    # walk over the tie groups intersecting [0, kk)
+    cdef double dcg = 0.0, exp_hits = 0.0, p_none = 1.0, err = 0.0, p_reach = 1.0
+    cdef double ap_num = 0.0  # expected sum of precisions (constant denominators)
+    cdef Py_ssize_t hits_before = 0  # relevant rows in groups fully before the current one
+    cdef bint found_cut = False
+    cdef Py_ssize_t cut_g = 0, cut_r = 0, cut_m = 0, cut_start = 0, cut_hits_before = 0
+    cdef Py_ssize_t i = 0, e, g, r, t, mslots, half, a, b, same, h, div, den, stop
+    cdef double s, lab, gsum, dsum, q, pair, contrib, ra, whole, idcg, fixed
+    cdef double before_num, pair_all, cut_part, value, logp, ph, num
+    cdef label_t* grp_labels
+    cdef double* stops
+    cdef bint seen
+    while i < kk:
+        s = scores[top[i]]
+        e = i + 1
+        while e < n_top and scores[top[e]] == s:
+            e += 1
+        if e == i + 1 and i != last_start and kind != KIND_ERR:
+            # a row tied with no other (the usual case): the steps below with g = 1, the
+            # same operations on the same values
+            lab = labels[top[i]]
+            r = 1 if lab >= rel_min else 0
+            dcg += gain_of(lab, gain_mode, gain_table) * disc[i]
+            exp_hits += r
+            p_none *= (1 - r) / 1.0
+            ap_num += (<double>r / 1.0 * (hits_before + 1) + 0 * 0.0) / (i + 1.0)
+            hits_before += r
+            i = e
+            continue
+        if i == last_start:
+            g = last_total
+            grp_labels = lbuf
+        else:
+            # inner groups are complete inside the selected prefix; copy their labels to the
+            # second half of the scratch buffer (the first half holds the last group's labels)
+            g = e - i
+            half = lbuf_len // 2
+            for t in range(g):
+                lbuf[half + t] = labels[top[i + t]]
+            grp_labels = lbuf + half
+        mslots = min(g, kk - i)
+        gsum = 0.0
+        r = 0
+        for t in range(g):
+            lab = grp_labels[t]
+            gsum += gain_of(lab, gain_mode, gain_table)
+            if lab >= rel_min:
+                r += 1
+        # DCG: every slot gets the mean gain of the group
+        dsum = 0.0
+        for t in range(mslots):
+            dsum += disc[i + t]
+        dcg += gsum / <double>g * dsum
+        exp_hits += <double>(r * mslots) / <double>g
+        # probability that none of the mslots slots holds a relevant row
+        q = 1.0
+        for t in range(mslots):
+            q *= <double>(g - r - t) / <double>(g - t)
+        p_none *= q
+        # AP numerator: E[rel_t * hits_t] / (rank)
+        for t in range(mslots):
+            pair = <double>(r * (r - 1)) / (g * (g - 1.0)) if g > 1 else 0.0
+            ap_num += (<double>r / <double>g * (hits_before + 1) + t * pair) / (i + t + 1.0)
+        if mslots < g:
+            found_cut = True
+            cut_g = g
+            cut_r = r
+            cut_m = mslots
+            cut_start = i
+            cut_hits_before = hits_before
+        # ERR over random orders of the group
+        if kind == KIND_ERR:
+            contrib = 0.0
+            # stop probabilities of the members
+            for t in range(g):
+                prodbuf[g + 1 + t] = _stop_prob(grp_labels[t], rel_min, err_scale)
+            stops = prodbuf + g + 1
+            # members with equal stop probabilities share one expectation: compute it once
+            for a in range(g):
+                ra = stops[a]
+                if ra == 0.0:
+                    continue
+                seen = False
+                for b in range(a):
+                    if stops[b] == ra:
+                        seen = True
+                        break
+                if seen:
+                    continue
+                same = 0
+                for b in range(a, g):
+                    if stops[b] == ra:
+                        same += 1
+                _avg_products(stops, g, a, mslots - 1, prodbuf)
+                for t in range(mslots):
+                    contrib += same * ra * prodbuf[t] / <double>g / (i + t + 1.0)
+            err += p_reach * contrib
+            whole = 1.0
+            for t in range(g):
+                whole *= 1.0 - stops[t]
+            p_reach *= whole
+        hits_before += r
+        i = i + mslots
+    if kind == KIND_DCG or kind == KIND_NDCG:
+        if kind == KIND_DCG:
+            return dcg
+        idcg = 0.0
+        stop = min(k if k > 0 else n_ideal, n_ideal)
+        for t in range(stop):
+            idcg += ideal[t] * disc[t]
+        return dcg / idcg if idcg > 0.0 else 0.0
+    if kind == KIND_ERR:
+        return err
+    if kind == KIND_P:
+        div = k if k > 0 else n
+        if p_min_kn and n < div:
+            div = n
+        return exp_hits / <double>div if div > 0 else 0.0
+    if kind == KIND_R:
+        return exp_hits / <double>n_rel_src if n_rel_src > 0 else 0.0
+    if kind == KIND_HIT:
+        return 1.0 - p_none
+    # AP
+    if ap_den == AP_ALL:
+        return ap_num / <double>n_rel_src if n_rel_src > 0 else 0.0
+    if ap_den == AP_MIN_K:
+        den = min(n_rel_src, kk)
+        return ap_num / <double>den if den > 0 else 0.0
+    # denominator = relevant rows found in the top kk: random when a group is cut.
+    if not found_cut:
+        fixed = exp_hits  # integer-valued here
+        return ap_num / fixed if fixed > 0 else 0.0
+    # condition on h relevant rows among the cut group's slots (hypergeometric); the
+    # numerator from the groups before the cut group is fixed: remove the cut group's part
+    g = cut_g
+    r = cut_r
+    mslots = cut_m
+    pair_all = <double>(r * (r - 1)) / (g * (g - 1.0)) if g > 1 else 0.0
+    cut_part = 0.0
+    for t in range(mslots):
+        cut_part += (<double>r / <double>g * (cut_hits_before + 1) + t * pair_all) \
+            / (cut_start + t + 1.0)
+    before_num = ap_num - cut_part
+    value = 0.0
+    for h in range(0, min(r, mslots) + 1):
+        # P(h) = C(r, h) C(g - r, m - h) / C(g, m)
+        if mslots - h > g - r:
+            continue
+        logp = _lchoose(r, h) + _lchoose(g - r, mslots - h) - _lchoose(g, mslots)
+        ph = exp(logp)
+        den = cut_hits_before + h
+        if den == 0:
+            continue
+        num = 0.0
+        if h > 0:
+            pair = <double>(h * (h - 1)) / (mslots * (mslots - 1.0)) if mslots > 1 else 0.0
+            for t in range(mslots):
+                num += (<double>h / <double>mslots * (cut_hits_before + 1) + t * pair) \
+                    / (cut_start + t + 1.0)
+        value += ph * (before_num + num) / <double>den
+    return value

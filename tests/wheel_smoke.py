@@ -1,0 +1,46 @@
+"""Smoke test of an installed wheel, run in a clean environment by ``make wheel-check`` and by
+cibuildwheel (``python tests/wheel_smoke.py``): the compiled kernels load from the installed
+package, numba is not needed, the bundled data is in the wheel, and the two kernels and the
+command line give the documented numbers."""
+
+from __future__ import annotations
+
+
+def main() -> None:
+    import importlib.util
+    import pathlib
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    import skrank
+    from skrank._kernels import _arrays, _ranking
+    from skrank.datasets import load_lambdarank_example
+
+    site = pathlib.Path(skrank.__file__).parent
+    for mod in (_ranking, _arrays):
+        path = pathlib.Path(mod.__file__)
+        assert path.suffix in (".so", ".pyd") and site in path.parents, path
+    assert importlib.util.find_spec("numba") is None, "numba should not be installed"
+
+    y = [2, 0, 1, 0, 0, 1]
+    s = [0.9, 0.5, 0.5, 0.3, 0.8, 0.8]
+    q = [1, 1, 1, 2, 2, 2]
+    res = skrank.evaluate(y, s, q, metrics=["ndcg@2", "rr"])  # the one-pass kernel
+    assert round(res["ndcg@2"].value, 4) == 0.7286, res
+    assert res["rr"].per_query.tolist() == [1.0, 0.5], res
+    general = skrank.evaluate(y, s, q, metrics=["ndcg@2", "rr"], doc_id=np.arange(6))
+    assert general["ndcg@2"].value == res["ndcg@2"].value
+
+    data = load_lambdarank_example()
+    val = skrank.ndcg(data.y_test, data.X_test[:, 26], data.qid_test, k=10)
+    assert round(val.value, 4) == 0.4728, val
+
+    script = pathlib.Path(sys.executable).parent / "skrank"
+    out = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=True)
+    print(out.stdout.strip(), "- wheel smoke test passed")
+
+
+if __name__ == "__main__":
+    main()
