@@ -1,4 +1,4 @@
-"""The one-pass kernel (``_kernels._ranking``, ``evaluate_contiguous``) gives the general kernel's numbers, bit for bit.
+"""The one-pass kernel (``evaluate_contiguous``) gives the general kernel's numbers, bit for bit.
 
 ``evaluate`` takes the one-pass kernel when queries are contiguous, labels are small integers,
 the tie rule is not "docid" and every cutoff is at most 32; anything else goes to the general
@@ -286,3 +286,18 @@ def test_heavy_ties_with_a_tie_group_ending_at_the_cutoff(ties):
     assert a["p@9"].n_tie_affected == 1
     assert a["p@10"].per_query[0] == b["p@10"].per_query[0] == 0.9
     assert a["hit@10"].per_query[0] == b["hit@10"].per_query[0] == 1.0
+
+
+def test_a_metric_without_cutoff_leaves_the_others_on_the_one_pass_kernel(fast_calls):
+    # AP (no cutoff) beside NDCG@10: NDCG@10 still takes the one-pass kernel, AP the general
+    # one; each number equals the metric computed alone
+    y, s, qid = _data(31)
+    both = skrank.evaluate(y, s, qid, metrics=["ndcg@10", "ap", "rr"], tie_bounds=True)
+    assert fast_calls
+    for name in ("ndcg@10", "ap", "rr"):
+        alone = skrank.evaluate(y, s, qid, metrics=[name], tie_bounds=True)
+        np.testing.assert_array_equal(both[name].per_query, alone[name].per_query)
+        assert both[name].value == alone[name].value
+        assert both[name].tie_interval == alone[name].tie_interval
+        assert both[name].n_tie_affected == alone[name].n_tie_affected
+    assert list(both) == ["ndcg@10", "ap", "rr"]

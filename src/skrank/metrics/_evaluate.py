@@ -257,23 +257,31 @@ max_label, empty_weighted, arithmetic
     if conv.score_precision == "float32":
         y_score = y_score.astype(np.float32)
 
-    # metrics sharing the same conventions share one pass (a preset may differ per metric)
+    # metrics sharing the same conventions share one pass (a preset may differ per metric);
+    # within a group, the metrics the one-pass kernel takes go there and the others to the
+    # general kernel, so one metric without a cutoff does not send the rest to the slower one
     by_conv: dict[Conventions, list[Metric]] = {}
     for spec in specs:
         by_conv.setdefault(for_metric(conv, preset, spec.name, explicit), []).append(spec)
-    # the one-pass kernel checks scores and labels as it reads them; any other route checks
-    # them first (as does a failed fast pass, to raise the precise error)
-    fast = (retrieved is None and doc_id is None
-            and all(_fast_eligible(c, ss, conv.max_label) for c, ss in by_conv.items()))
+    fast_ok = retrieved is None and doc_id is None
+    fast_groups: dict[Conventions, list[Metric]] = {}
+    slow_groups: dict[Conventions, list[Metric]] = {}
+    for mconv, group_specs in by_conv.items():
+        for spec in group_specs:
+            route = (fast_groups if fast_ok and _fast_eligible(mconv, [spec], conv.max_label)
+                     else slow_groups)
+            route.setdefault(mconv, []).append(spec)
+    # the one-pass kernel checks scores and labels as it reads them; the general kernel needs
+    # them checked first (as does a failed fast pass, to raise the precise error)
     checked = None
-    if not fast:
+    if slow_groups:
         checked = _check_values(y_true, y_score, mask, conv, specs, caller)
     grouping = first = None
     try:
-        if fast and group is None and n_threads > 1 and n >= _SPLIT_ROWS:
+        if fast_groups and group is None and n_threads > 1 and n >= _SPLIT_ROWS:
             # each thread finds the queries of its slice of rows and evaluates them at once
-            first, grouping = _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs,
-                                                n_threads, caller)
+            first, grouping = _split_first_pass(y_true, y_score, qid, n, fast_groups, conv,
+                                                specs, n_threads, caller)
         if grouping is None:
             grouping = group_rows(n, qid, group, caller=caller)
     except (InputError, InvalidParameterError):
@@ -293,18 +301,23 @@ max_label, empty_weighted, arithmetic
             _check_values(y_true, y_score, mask, conv, specs, caller)
         raise
 
-    raws = None
-    if fast and grouping.contiguous and first is not _FAILED:
-        raws = _run_all_fast(y_true, y_score, grouping, by_conv, conv, specs, tie_bounds,
-                             n_threads, first)
+    # (conventions, metrics of that group, per-query values and tie bounds) for every pass
+    passes = []
+    fast_raws = None
+    if fast_groups and grouping.contiguous and first is not _FAILED:
+        fast_raws = _run_all_fast(y_true, y_score, grouping, fast_groups, conv, specs,
+                                  tie_bounds, n_threads, first)
         # None: a row failed the kernel's check; the full check raises the precise error, or
         # the labels are valid but not small integers (the general kernel takes them)
-    if raws is None:
+    if fast_raws is None:
+        slow_groups = by_conv
+    else:
+        passes += [(mconv, fast_groups[mconv], *raw) for mconv, raw in fast_raws.items()]
+    if slow_groups:
         if checked is None:
             checked = _check_values(y_true, y_score, mask, conv, specs, caller)
         labels = y_true.astype(np.float64, copy=False)
-        raws = {}
-        for mconv, group_specs in by_conv.items():
+        for mconv, group_specs in slow_groups.items():
             kinds, ks_arr = _kinds_ks(mconv, group_specs)
             args = (labels, y_score, tiekey, mask, grouping, mconv)
             raw = _run(*args, mconv.ties, kinds, ks_arr, *checked, n_threads)
@@ -312,10 +325,9 @@ max_label, empty_weighted, arithmetic
             if tie_bounds:
                 bounds = tuple(_run(*args, rule, kinds, ks_arr, *checked, n_threads)
                                for rule in ("pessimistic", "optimistic"))
-            raws[mconv] = (raw, bounds)
+            passes.append((mconv, group_specs, raw, bounds))
     results = {}
-    for mconv, group_specs in by_conv.items():
-        raw, bounds = raws[mconv]
+    for mconv, group_specs, raw, bounds in passes:
         for j, spec in enumerate(group_specs):
             results[spec] = _finish(spec, j, raw, bounds, grouping, mconv, weights, caller)
     return EvaluationResult(tuple(specs), grouping.qids, conv, results)
@@ -379,7 +391,7 @@ def _kinds_ks(conv: Conventions, specs) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _fast_eligible(conv: Conventions, specs, max_label: int | None) -> bool:
-    """Whether the one-pass kernel computes these metrics (see ``_kernels._fast``)."""
+    """Whether the one-pass kernel computes these metrics (``evaluate_contiguous``)."""
     if conv.ties not in _FAST_TIES:
         return False
     kinds, ks = _kinds_ks(conv, specs)
@@ -421,7 +433,7 @@ def _shrinking_cuts(n: int, n_threads: int) -> list[int]:
     return [int(n * f) for f in itertools.accumulate(sizes)]
 
 
-def _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs, n_threads, caller):
+def _split_first_pass(y_true, y_score, qid, n, fast_groups, conv, specs, n_threads, caller):
     """Group and evaluate (first metric group, own tie rule) slice by slice, in threads.
 
     The rows are cut at query boundaries near :func:`_shrinking_cuts`; each thread takes the
@@ -440,7 +452,7 @@ def _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs, n_threads, 
         if cuts[-1] < c < n:
             cuts.append(c)
     cuts.append(n)
-    mconv, group_specs = next(iter(by_conv.items()))
+    mconv, group_specs = next(iter(fast_groups.items()))
     table, order, err_scale, kinds, ks = _fast_setup(mconv, conv, specs, group_specs)
 
     def work(ab):
@@ -467,14 +479,14 @@ def _split_first_pass(y_true, y_score, qid, n, by_conv, conv, specs, n_threads, 
     return raw, Grouping(qids, offsets, None)
 
 
-def _run_all_fast(y_true, y_score, grouping, by_conv, conv, specs, tie_bounds, n_threads,
+def _run_all_fast(y_true, y_score, grouping, fast_groups, conv, specs, tie_bounds, n_threads,
                   first=None):
     """Every metric group through the one-pass kernel; None if a row fails its check.
 
     ``first``: the first group's result under its own tie rule, when already computed.
     """
     out = {}
-    for mconv, group_specs in by_conv.items():
+    for mconv, group_specs in fast_groups.items():
         rules = [mconv.ties] + (["pessimistic", "optimistic"] if tie_bounds else [])
         raws = []
         setup = None
