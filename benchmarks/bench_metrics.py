@@ -97,7 +97,7 @@ LIGHTGBM_RATIO = 5.0
 RANX_DF_RATIO = 100.0
 TIE_RATIO = 1.5
 MEMORY_RATIO = 3.0
-COLDSTART_S = 2.0
+COLDSTART_S = 1.0
 
 
 # ----------------------------------------------------------------------------------- timing
@@ -592,10 +592,10 @@ def targets(res: Results, sizes, memory, cold) -> list[list[str]]:
                      f"{memory['n_rows']:,} rows (worst: {worst['case']})",
                      f"{r:.2f}x", verdict(r <= MEMORY_RATIO), "", ""])
     if cold is not None:
-        m = cold["median"]
-        rows.append([f"cold start < {COLDSTART_S:g} s (import {m['import_s']:.2f} s + first call "
-                     f"{m['first_call_s']:.2f} s)", f"{m['total_s']:.2f} s",
-                     verdict(m["total_s"] < COLDSTART_S), "", ""])
+        m = cold["worst"]
+        rows.append([f"cold start <= {COLDSTART_S:g} s, worst case (import {m['import_s']:.2f} s"
+                     f" + first call {m['first_call_s']:.2f} s)", f"{m['total_s']:.2f} s",
+                     verdict(m["total_s"] <= COLDSTART_S), "", ""])
     return rows
 
 
