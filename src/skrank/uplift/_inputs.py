@@ -52,7 +52,7 @@ def check_treatment(treatment: Any, n: int | None, caller: str) -> np.ndarray:
     if n is not None and t.shape[0] != n:
         raise input_error(
             "treatment",
-            f"one flag per row of y_true ({n} rows)",
+            f"an array with one flag per row of y_true ({n} rows)",
             f"{t.shape[0]} flags",
             caller,
         )
@@ -101,7 +101,9 @@ def check_rows(
         s = _vector("uplift", uplift, caller)
         if s.shape[0] != n:
             raise input_error(
-                "uplift", f"one score per row of y_true ({n} rows)", f"{s.shape[0]} scores",
+                "uplift",
+                f"an array with one score per row of y_true ({n} rows)",
+                f"{s.shape[0]} scores",
                 caller,
             )
         if s.dtype.kind == "f":
