@@ -8,10 +8,10 @@ Run it on its own (``python benchmarks/bench_memory.py --rows 10000000``) or let
   the peak minus the starting RSS is the extra memory of the call. This sees every allocation:
   NumPy arrays and the compiled kernels' own buffers.
 * tracemalloc: the peak of the allocations NumPy and Python report to ``tracemalloc``
-  (NumPy registers its array buffers there; numba's kernel buffers are not seen).
+  (NumPy registers its array buffers there, including the kernels' scratch arrays).
 
 The inputs are the shared benchmark data (``_data.make_data``): int64 labels, float64 scores
-and int64 query ids, 24 bytes per row.
+and int64 query ids, 24 bytes per row, in four layouts (``LAYOUTS``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np
 from _data import make_data
 
 CASES = (
@@ -34,7 +35,27 @@ CASES = (
     ("ndcg@10+ap@10+rr", {"metrics": ["ndcg@10", "ap@10", "rr"]}),
     ("ndcg@10, ties=average", {"metrics": ["ndcg@10"], "ties": "average"}),
     ("ndcg@10, tie_bounds=True", {"metrics": ["ndcg@10"], "tie_bounds": True}),
+    ("ndcg@10+ap (no cutoff)", {"metrics": ["ndcg@10", "ap"]}),
 )
+# the same rows in other orders: queries dealt out round-robin (each keeping its row order),
+# rows shuffled, and every row in one query
+LAYOUTS = ("contiguous", "interleaved", "shuffled", "one query")
+
+
+def layout(data, name: str):
+    """``(y_true, y_score, qid)`` of the benchmark rows in the layout ``name``."""
+    y, s, q = data.y_true, data.y_score, data.qid
+    if name == "contiguous":
+        return y, s, q
+    if name == "one query":
+        return y, s, np.zeros_like(q)
+    if name == "interleaved":
+        starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+        position = np.arange(q.shape[0]) - np.repeat(starts, np.diff(np.r_[starts, q.shape[0]]))
+        perm = np.lexsort((q, position))
+    else:
+        perm = np.random.default_rng(0).permutation(q.shape[0])
+    return y[perm], s[perm], q[perm]
 
 
 def _status_kb(field: str) -> int | None:
@@ -108,30 +129,32 @@ def peak_traced_extra(fn) -> float:
     return float(peak - start)
 
 
-def run(n_rows: int) -> dict:
+def run(n_rows: int, layouts=LAYOUTS) -> dict:
     import skrank
 
     data = make_data(n_rows)
-    y_true, y_score, qid = data.y_true, data.y_score, data.qid
-    # load the compiled kernels (numba cache) outside the measured calls
+    # the first calls outside the measured ones (imports, the thread pool, lazy imports)
     for _, kw in CASES:
-        skrank.evaluate(y_true[:5000], y_score[:5000], qid[:5000], **kw)
+        skrank.evaluate(data.y_true[:5000], data.y_score[:5000], data.qid[:5000], **kw)
     rows = []
-    for name, kw in CASES:
-        def call(kw=kw):
-            skrank.evaluate(y_true, y_score, qid, **kw)
+    for lay in layouts:
+        y_true, y_score, qid = layout(data, lay)
+        for name, kw in CASES:
+            def call(kw=kw):
+                skrank.evaluate(y_true, y_score, qid, **kw)
 
-        call()  # warm at full size
-        rss, method = peak_rss_extra(call)
-        traced = peak_traced_extra(call)
-        rows.append({
-            "case": name,
-            "rss_extra_bytes": rss,
-            "traced_extra_bytes": traced,
-            "rss_ratio": rss / data.input_bytes,
-            "traced_ratio": traced / data.input_bytes,
-            "rss_method": method,
-        })
+            call()  # warm at full size
+            rss, method = peak_rss_extra(call)
+            traced = peak_traced_extra(call)
+            rows.append({
+                "case": f"{lay}: {name}",
+                "rss_extra_bytes": rss,
+                "traced_extra_bytes": traced,
+                "rss_ratio": rss / data.input_bytes,
+                "traced_ratio": traced / data.input_bytes,
+                "rss_method": method,
+            })
+        del y_true, y_score, qid
     return {"n_rows": n_rows, "n_queries": data.n_queries, "input_bytes": data.input_bytes,
             "cases": rows}
 
@@ -141,11 +164,11 @@ def format_report(res: dict) -> str:
     lines = [
         f"Peak extra memory of skrank.evaluate, {res['n_rows']:,} rows "
         f"(inputs {res['input_bytes'] / mb:.0f} MiB: int64 labels, float64 scores, int64 qid)",
-        f"{'call':<28}{'RSS extra':>12}{'x inputs':>10}{'traced':>12}{'x inputs':>10}",
+        f"{'layout: call':<44}{'RSS extra':>12}{'x inputs':>10}{'traced':>12}{'x inputs':>10}",
     ]
     for c in res["cases"]:
         lines.append(
-            f"{c['case']:<28}{c['rss_extra_bytes'] / mb:>9.0f} MiB{c['rss_ratio']:>10.2f}"
+            f"{c['case']:<44}{c['rss_extra_bytes'] / mb:>9.0f} MiB{c['rss_ratio']:>10.2f}"
             f"{c['traced_extra_bytes'] / mb:>9.0f} MiB{c['traced_ratio']:>10.2f}"
         )
     lines.append(f"(RSS peak by {res['cases'][0]['rss_method']})")
@@ -155,9 +178,11 @@ def format_report(res: dict) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--layouts", default=",".join(LAYOUTS),
+                        help="comma-separated, from: " + ", ".join(LAYOUTS))
     parser.add_argument("--json", action="store_true", help="print the result as JSON only")
     args = parser.parse_args(argv)
-    res = run(args.rows)
+    res = run(args.rows, tuple(args.layouts.split(",")))
     print(json.dumps(res) if args.json else format_report(res))
     return 0
 

@@ -15,11 +15,11 @@ def main() -> None:
     import numpy as np
 
     import skrank
-    from skrank._kernels import _arrays, _ranking
+    from skrank._kernels import _arrays, _ranking, ranking
     from skrank.datasets import load_lambdarank_example
 
     site = pathlib.Path(skrank.__file__).parent
-    for mod in (_ranking, _arrays):
+    for mod in (_ranking, _arrays, ranking):
         path = pathlib.Path(mod.__file__)
         assert path.suffix in (".so", ".pyd") and site in path.parents, path
     assert importlib.util.find_spec("numba") is None, "numba should not be installed"
@@ -39,7 +39,7 @@ def main() -> None:
 
     script = pathlib.Path(sys.executable).parent / "skrank"
     out = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=True)
-    print(out.stdout.strip(), "- wheel smoke test passed")
+    print(out.stdout.strip(), f"(kernels: {skrank._kernels.VARIANT}) - wheel smoke test passed")
 
 
 if __name__ == "__main__":

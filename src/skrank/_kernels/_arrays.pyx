@@ -185,3 +185,25 @@ def weighted_mean(const double[::1] values, empty, int empty_rule, const real_t[
     if den == 0.0:
         return np.nan
     return num / den
+
+
+cdef extern from *:
+    """
+    /* x86-64-v3 (AVX2, FMA, BMI1/2, F16C): what the _ranking_v3 build may execute. */
+    static int skrank_cpu_x86_64_v3(void) {
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2")
+            && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi")
+            && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
+    #else
+        return 0;
+    #endif
+    }
+    """
+    int skrank_cpu_x86_64_v3() noexcept nogil
+
+
+def cpu_has_x86_64_v3():
+    """Whether this CPU (and its operating system) runs x86-64-v3 code: AVX2, FMA, BMI."""
+    return bool(skrank_cpu_x86_64_v3())

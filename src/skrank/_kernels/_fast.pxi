@@ -136,12 +136,19 @@ cdef double _reciprocal_rank(const score_t* scores, const int64_t* labels, Py_ss
     ``m`` that the tie rule puts first (pessimistic: lower labels; optimistic: none, since a
     higher label would be relevant too; input: earlier rows).
     """
-    cdef double m = -INFINITY, v, best_label = INFINITY, lab
+    # float minima and maxima, and adding 0 or +-inf by table lookup, keep these loops free
+    # of branches (a conditional select on a loop-carried value would become one)
+    cdef double mask_up[2]
+    cdef double mask_down[2]
+    mask_up[0] = INFINITY
+    mask_up[1] = 0.0
+    mask_down[0] = -INFINITY
+    mask_down[1] = 0.0
+    cdef double m = -INFINITY, v, best_label = INFINITY, first_rel = INFINITY, lab, pos
     cdef Py_ssize_t i, n_above = 0, g = 0, g_rel = 0, before = 0, rank
-    cdef Py_ssize_t first_rel = n
-    cdef bint tied, rel
+    cdef Py_ssize_t tied, rel
     for i in range(n):
-        v = scores[i] if labels[i] >= rel_min else -INFINITY
+        v = scores[i] + mask_down[labels[i] >= rel_min]
         m = v if v > m else m
     if m == -INFINITY:
         affected[0] = False
@@ -152,14 +159,15 @@ cdef double _reciprocal_rank(const score_t* scores, const int64_t* labels, Py_ss
         n_above += scores[i] > m
         g += tied
         g_rel += rel
-        lab = labels[i] if rel else INFINITY
+        lab = labels[i] + mask_up[rel]
         best_label = lab if lab < best_label else best_label
-        first_rel = i if (rel and i < first_rel) else first_rel
+        pos = i + mask_up[rel]
+        first_rel = pos if pos < first_rel else first_rel
     if tie_mode == TIE_PESSIMISTIC:
         for i in range(n):
             before += (scores[i] == m) & (labels[i] < best_label)
     elif tie_mode != TIE_OPTIMISTIC and tie_mode != TIE_AVERAGE:
-        for i in range(first_rel):
+        for i in range(<Py_ssize_t>first_rel):
             before += scores[i] == m
     affected[0] = g > g_rel and g_rel > 0
     if tie_mode == TIE_AVERAGE:
@@ -422,16 +430,21 @@ def evaluate_contiguous(
             k_ideal = ks[j]
     for q in range(n_q):
         max_n = max(max_n, offsets[q + 1] - offsets[q])
-    cdef bint average = tie_mode == TIE_AVERAGE
+    cdef bint average = tie_mode == TIE_AVERAGE, err = False
+    for j in range(m):
+        err = err or kinds[j] == KIND_ERR
     cdef Py_ssize_t n_head = max(k_sort + 1, MAX_CAND)
+    # the candidates' compaction writes at most MAX_CAND + 1 entries (it runs only when that
+    # many rows reach the threshold)
+    cdef Py_ssize_t n_cand_buf = MAX_CAND + 1
     sdtype = np.float32 if score_t is float else np.float64
     bs = np.empty(max_n, dtype=sdtype)
     hs = np.empty(n_head, dtype=sdtype)
-    cs = np.empty(max_n, dtype=sdtype)
-    ints = np.zeros(3 * max_n + 2 * n_head + MAX_CAND + 2 * max(k_sort, 1)
+    cs = np.empty(n_cand_buf, dtype=sdtype)
+    ints = np.zeros(max_n + 2 * n_cand_buf + 2 * n_head + MAX_CAND + 2 * max(k_sort, 1)
                     + max(gain_table.shape[0], 8) + (2 * max_n + 2 if average else 0),
                     dtype=np.int64)
-    floats = np.empty(max(k_ideal, 1) + (3 * max_n + 3 if average else 0) + FAST_MAX_K,
+    floats = np.empty(max(k_ideal, 1) + (3 * max_n + 3 if average and err else 0) + FAST_MAX_K,
                       dtype=np.float64)
     cdef score_t[::1] v_bs = bs, v_hs = hs, v_cs = cs
     cdef int64_t[::1] v_ints = ints
@@ -443,9 +456,9 @@ def evaluate_contiguous(
     f.bl = ip
     ip += max_n
     f.cand = ip
-    ip += max_n
+    ip += n_cand_buf
     f.cl = ip
-    ip += max_n
+    ip += n_cand_buf
     f.hl = ip
     ip += n_head
     f.identity = ip

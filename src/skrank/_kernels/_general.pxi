@@ -280,20 +280,32 @@ def evaluate_grouped(
     ties_arr = np.zeros((n_q, m), dtype=np.uint8)
     if n_q == 0:
         return values_arr, empty_arr.view(np.bool_), ties_arr.view(np.bool_)
-    cdef Py_ssize_t size = max(max_query, 1)
+    cdef Py_ssize_t size = max(max_query, 1), j, kj
     cdef const uint8_t[::1] ret = _as_u8(retrieved)
     cdef bint has_retrieved = ret.shape[0] > 0
     cdef bint use_key = tiekey.shape[0] > 0
     cdef bint in_place = contiguous and not has_retrieved
-    disc = np.empty(size, dtype=np.float64)
-    top = np.empty(size, dtype=np.int64)
-    gbuf = np.empty(size, dtype=np.float64)
-    ibuf = np.empty(size, dtype=np.float64)
-    lbuf = np.empty(2 * size + 2, dtype=np.float64)
-    prodbuf = np.empty(3 * size + 3, dtype=np.float64)
-    hs = np.empty(size, dtype=np.float32 if score_t is float else np.float64)
-    hl = np.empty(size, dtype=np.float64)
-    ht = np.empty(size, dtype=np.int64)
+    cdef bint average = tie_mode == TIE_AVERAGE, err = False
+    # scratch sized by what the metrics need: the selected prefix (the largest cutoff, or the
+    # whole query for a metric without one), the ideal ranking (NDCG's largest cutoff); the
+    # buffers of tie averaging and of fractional labels only when used
+    cdef Py_ssize_t sel = 1, kid = 1
+    for j in range(m):
+        kj = min(ks[j], size) if ks[j] > 0 else size
+        if kinds[j] != KIND_RR:
+            sel = max(sel, kj)
+        if kinds[j] == KIND_NDCG:
+            kid = max(kid, kj)
+        err = err or kinds[j] == KIND_ERR
+    disc = np.empty(max(sel, kid), dtype=np.float64)
+    top = np.empty(sel, dtype=np.int64)
+    gbuf = np.empty(size if gain_mode != GAIN_TABLE else 1, dtype=np.float64)
+    ibuf = np.empty(kid, dtype=np.float64)
+    lbuf = np.empty(2 * size + 2 if average else 2, dtype=np.float64)
+    prodbuf = np.empty(3 * size + 3 if average and err else 1, dtype=np.float64)
+    hs = np.empty(sel, dtype=np.float32 if score_t is float else np.float64)
+    hl = np.empty(sel, dtype=np.float64)
+    ht = np.empty(sel, dtype=np.int64)
     counts = np.zeros(max(gain_table.shape[0], 1), dtype=np.int64)
     bs = np.empty(0 if in_place else size, dtype=hs.dtype)
     bl = np.empty(0 if in_place else size, dtype=np.float64)
@@ -307,7 +319,7 @@ def evaluate_grouped(
     cdef uint8_t[:, ::1] v_empty = empty_arr, v_ties = ties_arr
     cdef Scratch b
     cdef Setup st
-    fill_discounts(&v_disc[0], size)
+    fill_discounts(&v_disc[0], v_disc.shape[0])
     b.top = &v_top[0]
     b.gbuf = &v_gbuf[0]
     b.ibuf = &v_ibuf[0]

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._groups import Grouping, as_qid_array, group_rows, next_run_start, run_starts
 from .._kernels import _arrays as A
-from .._kernels import _ranking as K
+from .._kernels import ranking as K
 from .._threads import run_chunks, run_shared
 from .._validation import param_error
 from ..conventions import Conventions, for_metric, resolve_conventions
