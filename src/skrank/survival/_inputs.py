@@ -51,12 +51,12 @@ def check_time(value: Any, name: str, caller: str) -> np.ndarray:
     bad = ~np.isfinite(arr)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise input_error(name, "finite times", f"{arr[i]!r} at position {i}", caller)
+        raise input_error(name, "finite times", f"{float(arr[i])!r} at position {i}", caller)
     if (arr < 0).any():
         i = int(np.flatnonzero(arr < 0)[0])
         raise input_error(
             name, "times >= 0 (observed times cannot be negative)",
-            f"{arr[i]!r} at position {i}", caller,
+            f"{float(arr[i])!r} at position {i}", caller,
         )
     return arr
 
@@ -73,8 +73,8 @@ def survival_pair(value: Any, name: str, caller: str) -> tuple[np.ndarray, np.nd
                 caller,
             )
         ev_field, t_field = value.dtype.names
-        event = check_event(value[ev_field], f"{name}[{ev_field!r}]", caller)
-        time = check_time(value[t_field], f"{name}[{t_field!r}]", caller)
+        event = check_event(value[ev_field], f'{name}["{ev_field}"]', caller)
+        time = check_time(value[t_field], f'{name}["{t_field}"]', caller)
     elif isinstance(value, (tuple, list)) and len(value) == 2:
         event = check_event(value[0], f"{name}[0] (event)", caller)
         time = check_time(value[1], f"{name}[1] (time)", caller)
@@ -120,7 +120,7 @@ def check_estimate(
         i = int(np.flatnonzero(bad.reshape(arr.shape[0], -1).any(axis=1))[0])
         raise input_error(
             name, "finite (no NaN or infinity)",
-            f"{arr.reshape(n, -1)[i][~np.isfinite(arr.reshape(n, -1)[i])][0]!r} "
+            f"{float(arr.reshape(n, -1)[i][~np.isfinite(arr.reshape(n, -1)[i])][0])!r} "
             f"for subject {i}", caller,
         )
     return arr
