@@ -77,7 +77,7 @@ KERNEL_FILES = ("_fast", "_metrics", "_select")
 CPP_DIR = HERE / "kernel_candidates" / "cpp"
 CPP_MODULE = "skrank_kc_cpp"
 CPP_ARCHES = {"native": "skrank_kc_cpp_native", "x86-64-v3": "skrank_kc_cpp_v3"}
-CYTHON_MODULE = "skrank._kernels._fast"  # where the kernel lived; _evaluate names the module
+CYTHON_MODULE = "skrank._kernels._ranking"  # the build for any CPU; _evaluate names the one used
 NUMBA = "numba"
 CPP = "C++ (nanobind)"
 CYTHON = "Cython"
@@ -182,7 +182,20 @@ def load_cython(attr: str | None, skrank_error: Exception | None) -> Candidate:
     if not origin.endswith(".so"):
         return Candidate(CYTHON, None, origin,
                          f"not built yet ({mod.__name__} is not a compiled extension)")
-    return Candidate(CYTHON, mod.evaluate_contiguous, origin, mod.__name__, mod.__name__)
+    name = CYTHON if mod.__name__ == CYTHON_MODULE else f"{CYTHON} x86-64-v3"
+    return Candidate(name, mod.evaluate_contiguous, origin, mod.__name__, mod.__name__)
+
+
+def load_cython_baseline() -> Candidate | None:
+    """The build for any CPU, when ``_evaluate`` uses the x86-64-v3 build."""
+    try:
+        mod = importlib.import_module(CYTHON_MODULE)
+        used = importlib.import_module("skrank._kernels").ranking
+    except Exception:
+        return None
+    if used is mod:
+        return None
+    return Candidate(CYTHON, mod.evaluate_contiguous, mod.__file__, mod.__name__, mod.__name__)
 
 
 # --------------------------------------------------------------------------- kernel inputs
@@ -651,6 +664,9 @@ def main(argv=None) -> int:
     numba_cand, numba_pkg = load_numba(args.rev, parent)
     attr, skrank_error = import_skrank()
     cands = [numba_cand, load_cpp(), load_cython(attr, skrank_error)]
+    baseline = None if skrank_error is not None else load_cython_baseline()
+    if baseline is not None:
+        cands.insert(2, baseline)
     for i, arch in enumerate(args.cpp_arch):
         cands.insert(2 + i, load_cpp(f"C++ -march={arch}", CPP_ARCHES[arch]))
     for c in cands:
