@@ -140,8 +140,8 @@ def run(n_rows: int, layouts=LAYOUTS) -> dict:
     for lay in layouts:
         y_true, y_score, qid = layout(data, lay)
         for name, kw in CASES:
-            def call(kw=kw):
-                skrank.evaluate(y_true, y_score, qid, **kw)
+            def call(kw=kw, arrays=(y_true, y_score, qid)):
+                skrank.evaluate(*arrays, **kw)
 
             call()  # warm at full size
             rss, method = peak_rss_extra(call)
