@@ -12,6 +12,7 @@ The same names are exported by :mod:`skrank`.
 from __future__ import annotations
 
 from ._scorer import (
+    MultiMetricRankingScorer,
     RankingScorer,
     dcg_at,
     err_at,
@@ -27,6 +28,7 @@ from ._scorer import (
 )
 
 __all__ = [
+    "MultiMetricRankingScorer",
     "RankingScorer",
     "dcg_at",
     "err_at",

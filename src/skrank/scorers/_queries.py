@@ -19,6 +19,7 @@ __all__ = [
     "QID_COLUMN",
     "FitQueries",
     "QueryOrder",
+    "as_1d_column",
     "check_qid",
     "is_dataframe",
     "n_rows",
@@ -44,6 +45,12 @@ def n_rows(X: Any) -> int:
     if shape is not None and len(shape) >= 1:
         return int(shape[0])
     return len(X)
+
+
+def as_1d_column(values: Any) -> np.ndarray:
+    """A NumPy array of labels, predictions or ids (also from a pandas, polars or pyarrow
+    Series, column or 1-column frame)."""
+    return np.asarray(values)
 
 
 def split_qid_column(X: Any) -> tuple[Any, np.ndarray | None]:
