@@ -8,20 +8,25 @@ import numpy as np
 
 from ._conventions import CURVE, PERFECT_QINI, QINI_AUC, UPLIFT_AUC, UpliftConventions, resolve
 from ._inputs import Rows, check_rows, input_error
-from ._ranking import Knots, rank
+from ._ranking import Knots, category_knots, rank
 from ._results import UpliftCurve, UpliftScore
 
 _CURVE_NORMALIZE = {"normalize": ("none", "last")}
 _CURVE_SHOWN = ("ties", "empty_group", "normalize")
 
 
-def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.divide(a, b, out=np.zeros_like(a), where=b != 0)
+def _ratio(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, int]:
+    """``num / den`` with 0 where ``den`` is 0, which (a cumulative count) it is only on a
+    prefix; returns the ratio and the length of that prefix."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = num / den
+    empty = int(np.searchsorted(den, 0.0, side="right"))
+    out[:empty] = 0.0
+    return out, empty
 
 
-def _fill_prefix(values: np.ndarray, x: np.ndarray, defined: np.ndarray) -> np.ndarray:
-    """Draw undefined leading points on the line from the origin to the first defined one."""
-    first = int(np.argmax(defined))  # defined at the last knot: both groups are present
+def _fill_prefix(values: np.ndarray, x: np.ndarray, first: int) -> np.ndarray:
+    """Draw the points before ``first`` on the line from the origin to ``values[first]``."""
     if first > 1:
         values[1:first] = values[first] * (x[1:first] / x[first])
     values[0] = 0.0
@@ -32,15 +37,21 @@ def curve_values(kn: Knots, kind: str, empty_group: str) -> np.ndarray:
     """The uplift (``kind="uplift"``) or Qini curve at the knots."""
     nt, nc, yt, yc, x = kn.nt, kn.nc, kn.yt, kn.yc, kn.x
     if kind == "uplift":
-        if empty_group == "zero":
-            return (_divide(yt, nt) - _divide(yc, nc)) * x
-        defined = (nt > 0) & (nc > 0)
-        lift = _fill_prefix(_divide(yt, nt) - _divide(yc, nc), x, defined)
-        return lift * x
+        values, empty_t = _ratio(yt, nt)
+        rate_c, empty_c = _ratio(yc, nc)
+        values -= rate_c
+        del rate_c
+        if empty_group == "interpolate":
+            _fill_prefix(values, x, max(empty_t, empty_c))  # over the mean uplift
+        values *= x
+        return values
     if empty_group == "zero":
-        return yt - yc * _divide(nt, nc)  # scikit-uplift's order of operations
-    defined = nc > 0
-    return _fill_prefix(yt - _divide(yc * nt, nc), x, defined)  # causalml's
+        share, _ = _ratio(nt, nc)
+        share *= yc
+        return np.subtract(yt, share, out=share)  # scikit-uplift's order of operations
+    product = yc * nt
+    share, empty_c = _ratio(product, nc)  # causalml's: (yc * nt) / nc
+    return _fill_prefix(np.subtract(yt, share, out=share), x, empty_c)
 
 
 def _scale(y: np.ndarray, normalize: str, caller: str) -> np.ndarray:
@@ -94,9 +105,31 @@ def _perfect_qini_score(rows: Rows) -> np.ndarray:
     return np.where(rows.treated, y, -y).astype(np.int8)
 
 
-def _perfect_qini(rows: Rows, conv: UpliftConventions, caller: str) -> UpliftCurve:
+def _perfect_knots(rows: Rows, kind: str, ties: str, kn: Knots | None = None) -> Knots:
+    """Knots of the perfect ranking; under grouped ties from the four counts of (treated,
+    outcome), read off the model's knots when given."""
+    if ties != "group":
+        score = _perfect_uplift_score(rows) if kind == "uplift" else _perfect_qini_score(rows)
+        return rank(rows, score, ties)
+    if kn is not None:
+        yt, yc = float(kn.yt[-1]), float(kn.yc[-1])
+    else:
+        y = rows.y.astype(bool)
+        yt = float(np.count_nonzero(y & rows.treated))
+        yc = float(np.count_nonzero(y) - yt)
+    n_cat = {(1, 1): yt, (1, 0): rows.n_treatment - yt, (0, 1): yc, (0, 0): rows.n_control - yc}
+    if kind == "uplift":
+        by_y = n_cat[(0, 1)] > n_cat[(1, 0)]  # control responders vs treated non-responders
+        score = {c: 2 * (c[1] == c[0]) + (c[1] if by_y else c[0]) for c in n_cat}
+    else:
+        score = {c: c[1] if c[0] == 1 else -c[1] for c in n_cat}
+    return category_knots(n_cat, score)
+
+
+def _perfect_qini(rows: Rows, conv: UpliftConventions, caller: str,
+                  model: Knots | None = None) -> UpliftCurve:
     if conv.negative_effect:
-        kn = rank(rows, _perfect_qini_score(rows), conv.ties)
+        kn = _perfect_knots(rows, "qini", conv.ties, model)
         return _curve("perfect qini", rows, kn, conv, caller,
                       ("negative_effect", *_CURVE_SHOWN))
     y = rows.y.astype(np.float64)
@@ -266,7 +299,7 @@ def perfect_uplift_curve(
     conv = resolve(CURVE, preset, caller, _CURVE_NORMALIZE, ties=ties, empty_group=empty_group,
                    normalize=normalize)
     rows = check_rows(y_true, None, treatment, caller, binary_y=True)
-    kn = rank(rows, _perfect_uplift_score(rows), conv.ties)
+    kn = _perfect_knots(rows, "uplift", conv.ties)
     return _curve("perfect uplift", rows, kn, conv, caller)
 
 
@@ -341,9 +374,9 @@ def _score(
     if conv.normalize == "perfect":
         if kind == "qini":
             shown += ("negative_effect",)
-            perfect = _perfect_qini(rows, conv, caller)
+            perfect = _perfect_qini(rows, conv, caller, kn)
         else:
-            pkn = rank(rows, _perfect_uplift_score(rows), conv.ties)
+            pkn = _perfect_knots(rows, "uplift", conv.ties, kn)
             perfect = _curve("perfect uplift", rows, pkn, conv, caller)
         best = area(perfect.x, perfect.y, conv.area) - (
             float(perfect.y[-1]) / 2.0 if conv.baseline == "random" else 0.0

@@ -13,6 +13,7 @@ and the outcome in their two lowest bits, instead of an argsort.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,25 +60,22 @@ def _order_keys(score: np.ndarray) -> np.ndarray:
         return score
     if score.dtype.kind in "iu":
         return score.astype(np.int64, copy=False).view(np.uint64) ^ _SIGN
-    bits = (score.astype(np.float64) + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0
-    return bits ^ ((np.uint64(0) - (bits >> np.uint64(63))) | _SIGN)
+    bits = np.add(score, 0.0, dtype=np.float64).view(np.uint64)  # + 0.0: -0.0 becomes 0.0
+    flip = bits >> np.uint64(63)  # negative scores: all bits flipped; others: the sign bit
+    np.negative(flip, out=flip)
+    flip |= _SIGN
+    bits ^= flip
+    return bits
 
 
 def _from_groups(
     sizes: np.ndarray, nt: np.ndarray, yt: np.ndarray, ysum: np.ndarray
 ) -> Knots:
     """Knots from per-group sums in ranking order."""
-    x = np.empty(sizes.shape[0] + 1)
-    x[0] = 0.0
-    np.cumsum(sizes, out=x[1:])
-    cum = []
-    for part in (nt, yt, ysum):
-        c = np.empty(sizes.shape[0] + 1)
-        c[0] = 0.0
-        np.cumsum(part, out=c[1:])
-        cum.append(c)
+    cum = [_cumulative(part) for part in (sizes, nt, yt, ysum)]
+    cum[3] -= cum[2]
     n_tied = int(sizes[sizes > 1].sum())
-    return Knots(x, cum[0], cum[1], cum[2] - cum[1], n_tied)
+    return Knots(*cum, n_tied)
 
 
 def _groups_small_int(rows: Rows, score: np.ndarray) -> Knots:
@@ -97,32 +95,88 @@ def _group_sums(starts: np.ndarray, *parts: np.ndarray) -> list[np.ndarray]:
     return [np.add.reduceat(p, starts, dtype=np.float64) for p in parts]
 
 
+def _cumulative(part: np.ndarray) -> np.ndarray:
+    """``[0, part[0], part[0] + part[1], ...]`` in float64 (exact for counts below 2**53)."""
+    if part.dtype.kind in "biu":  # integer sums are exact and faster, then one conversion
+        out = np.empty(part.shape[0] + 1, dtype=np.int64)
+        out[0] = 0
+        np.cumsum(part, dtype=np.int64, out=out[1:])
+        return out.astype(np.float64)
+    out = np.empty(part.shape[0] + 1)
+    out[0] = 0.0
+    np.cumsum(part, dtype=np.float64, out=out[1:])
+    return out
+
+
+def _low_bits_collide(score: np.ndarray) -> bool:
+    """Whether two different scores have keys that differ only in their two lowest bits
+    (they would be merged into one group by the packed sort)."""
+    exact = np.sort(_order_keys(score))
+    gap = exact[1:] ^ exact[:-1]
+    del exact
+    gap -= np.uint64(1)  # equal neighbours wrap around to 2**64 - 1
+    return bool(np.any(gap < np.uint64(3)))
+
+
 def _groups_packed(rows: Rows, score: np.ndarray) -> Knots | None:
-    """``ties="group"`` with binary outcomes: sort keys that carry flag and outcome."""
+    """``ties="group"`` with binary outcomes: sort keys that carry flag and outcome.
+
+    The two lowest bits of each score's key are replaced by the treatment flag and the
+    outcome. That can merge two scores only into a group of several rows; when the sort finds
+    such groups and some key used those bits, the keys are checked (one more sort) and the
+    caller falls back to an argsort if two different scores would meet.
+    """
     keys = _order_keys(score)
-    if np.any(keys & _LOW2):
-        # the two low bits are replaced below: make sure no two different scores then meet
-        exact = np.sort(keys)
-        differ = exact[1:] != exact[:-1]
-        if np.any(differ & ((exact[1:] >> np.uint64(2)) == (exact[:-1] >> np.uint64(2)))):
-            return None
-        del exact, differ
-    cat = rows.treated.astype(np.uint64) << np.uint64(1)
-    cat |= rows.y.astype(np.uint64)
-    packed = (keys & ~_LOW2) | cat
+    if keys is score:
+        keys = keys.copy()
+    low_bits_used = bool(int(np.bitwise_or.reduce(keys)) & 3)
+    keys &= ~_LOW2
+    cat = rows.treated.view(np.uint8) << np.uint8(1)
+    cat |= rows.y.view(np.uint8)
+    keys |= cat
     del cat
-    packed.sort()
-    desc = packed[::-1]
-    high = desc >> np.uint64(2)
-    bounds = np.flatnonzero(high[1:] != high[:-1]) + 1
-    starts = np.concatenate(([0], bounds))
-    del high
-    low = (desc & _LOW2).astype(np.int8)
-    t = low >> 1
-    y = low & 1
-    nt, yt, ysum = _group_sums(starts, t, t & y, y)
-    sizes = np.diff(np.append(starts, low.shape[0])).astype(np.float64)
+    keys.sort()
+    desc = keys[::-1]
+    low_byte = 0 if sys.byteorder == "little" else 7
+    cat = keys.view(np.uint8)[low_byte::8][::-1] & np.uint8(3)  # in ranking order
+    gap = desc[:-1] ^ desc[1:]
+    new_group = gap > _LOW2  # between the last row of a group and the first of the next
+    del gap, keys, desc
+    n = cat.shape[0]
+    distinct = int(np.count_nonzero(new_group)) == n - 1
+    if low_bits_used and not distinct and _low_bits_collide(score):
+        return None
+    t = cat >> np.uint8(1)
+    y = cat & np.uint8(1)
+    ty = t & y
+    if distinct:  # no two rows share a score: one knot per row
+        x = np.arange(n + 1, dtype=np.float64)
+        nt, yt, ysum = _cumulative(t), _cumulative(ty), _cumulative(y)
+        ysum -= yt
+        return Knots(x, nt, yt, ysum, 0)
+    ends = np.flatnonzero(new_group)  # last row of each group but the last
+    starts = np.empty(ends.shape[0] + 1, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = ends + 1
+    nt, yt, ysum = _group_sums(starts, t, ty, y)
+    sizes = np.diff(np.append(starts, n)).astype(np.float64)
     return _from_groups(sizes, nt, yt, ysum)
+
+
+def category_knots(n_cat: dict[tuple[int, int], float], score: dict[tuple[int, int], int]
+                   ) -> Knots:
+    """Knots of a ranking whose score depends only on (treated, outcome), binary outcomes,
+    ties grouped: from the four counts, without looking at the rows again."""
+    sizes, nt, yt, ysum = [], [], [], []
+    for value in sorted(set(score.values()), reverse=True):
+        cats = [c for c in score if score[c] == value and n_cat[c] > 0]
+        if not cats:
+            continue
+        sizes.append(sum(n_cat[c] for c in cats))
+        nt.append(sum(n_cat[c] for c in cats if c[0] == 1))
+        yt.append(sum(n_cat[c] for c in cats if c == (1, 1)))
+        ysum.append(sum(n_cat[c] for c in cats if c[1] == 1))
+    return _from_groups(*(np.array(v, dtype=np.float64) for v in (sizes, nt, yt, ysum)))
 
 
 def _groups_argsort(rows: Rows, score: np.ndarray) -> Knots:
@@ -156,13 +210,9 @@ def _rows(rows: Rows, score: np.ndarray, ties: str) -> Knots:
     t = rows.treated[order]
     y = rows.y[order].astype(np.float64)
     x = np.arange(s.shape[0] + 1, dtype=np.float64)
-    cum = []
-    for part in (t, y * t, y):
-        c = np.empty(s.shape[0] + 1)
-        c[0] = 0.0
-        np.cumsum(part, out=c[1:])
-        cum.append(c)
-    return Knots(x, cum[0], cum[1], cum[2] - cum[1], int(np.count_nonzero(tied)))
+    nt, yt, yc = _cumulative(t), _cumulative(y * t), _cumulative(y)
+    yc -= yt
+    return Knots(x, nt, yt, yc, int(np.count_nonzero(tied)))
 
 
 def rank(rows: Rows, score: np.ndarray, ties: str) -> Knots:

@@ -242,7 +242,7 @@ class UpliftCurve:
             ax.plot([0, self.x[-1]], [0, self.y[-1]], linestyle="--", color="grey",
                     label="random")
         ax.set_xlabel("rows targeted (highest uplift first)")
-        ax.set_ylabel(f"{self.kind.split()[-1]} curve")
+        ax.set_ylabel("Qini curve" if self.kind.endswith("qini") else "uplift curve")
         ax.legend()
         return ax
 
