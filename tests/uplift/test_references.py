@@ -16,14 +16,25 @@ from skrank.exceptions import InputError
 
 sm = pytest.importorskip("sklift.metrics", reason="scikit-uplift is not installed")
 pd = pytest.importorskip("pandas", reason="pandas is not installed")
-cml = pytest.importorskip(
-    "causalml.metrics", reason="causalml (or one of its runtime dependencies) cannot be imported"
-)
+mpl = pytest.importorskip("matplotlib", reason="matplotlib (needed by causalml) is not installed")
+# causalml's import calls plt.style.use("fivethirtyeight") and seaborn.set_palette: keep that
+# process-wide change out of the other tests
+with mpl.rc_context():
+    cml = pytest.importorskip(
+        "causalml.metrics",
+        reason="causalml (or one of its runtime dependencies) cannot be imported",
+    )
 
 # scikit-uplift calls sklearn.utils.extmath.stable_cumsum, deprecated in scikit-learn 1.8
-pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::RuntimeWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::FutureWarning", "ignore::RuntimeWarning", "ignore:The inplace keyword:Warning"
+)
 
 TOL = 1e-12
+
+
+def test_causalml_import_left_matplotlib_alone():
+    assert mpl.rcParams["axes.facecolor"] == mpl.rcParamsDefault["axes.facecolor"]
 
 
 def test_reference_versions():
