@@ -125,3 +125,12 @@ class TestConstruction:
 
         s = su.make_uplift_scorer("qini_auc", preset="causalml")
         assert repr(pickle.loads(pickle.dumps(s))) == repr(s)
+
+    def test_conventions_resolved_at_construction(self):
+        s = su.make_uplift_scorer("qini_auc", preset="causalml", baseline="none")
+        assert (s.conventions.ties, s.conventions.baseline) == ("unstable", "none")
+        with pytest.raises(InvalidParameterError, match=r"causalml has no uplift@k"):
+            su.make_uplift_scorer("uplift_at_k", strategy="overall", preset="causalml")
+        with pytest.raises(InvalidParameterError, match=r"'negative_effect' .* uplift_auc does "
+                                                        r"not use it"):
+            su.make_uplift_scorer("uplift_auc", negative_effect=False)

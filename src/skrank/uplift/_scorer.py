@@ -9,7 +9,7 @@ import numpy as np
 from .._validation import check_choice, param_error
 from ..exceptions import InputError, InvalidParameterError
 from ._at_k import STRATEGIES, _check_k, uplift_at_k
-from ._conventions import CONVENTION_NAMES
+from ._conventions import CONVENTION_NAMES, CUT, QINI_AUC, UPLIFT_AUC, resolve
 from ._curves import qini_auc_score, uplift_auc_score
 
 _METRICS = {
@@ -64,6 +64,13 @@ class UpliftScorer:
     **conventions
         ``ties``, ``empty_group``, ``normalize``, ``baseline``, ``area``,
         ``negative_effect``; see :class:`UpliftConventions`.
+
+    Attributes
+    ----------
+    metric : str
+        ``"qini_auc"``, ``"uplift_auc"`` or ``"uplift_at_k"``.
+    conventions : UpliftConventions
+        Every convention in force.
 
     Examples
     --------
@@ -129,17 +136,9 @@ class UpliftScorer:
         self._conventions = given
         self._requests: dict[str, bool | str | None] = {"treatment": True,
                                                         "sample_weight": None}
-        # resolve now, so that bad conventions fail at construction
-        self._check_conventions()
-
-    def _check_conventions(self) -> None:
-        y = np.array([1, 0, 1, 0])
-        t = np.array([1, 1, 0, 0])
-        s = np.array([4.0, 3.0, 2.0, 1.0])
-        try:
-            self._score(y, s, t)
-        except InputError:
-            pass
+        # resolved now, so that a bad convention or preset fails at construction
+        kind = {"qini_auc": QINI_AUC, "uplift_auc": UPLIFT_AUC, "uplift_at_k": CUT}
+        self.conventions = resolve(kind[self.metric], preset, caller, **given)
 
     def __repr__(self) -> str:
         parts = [repr(self.metric)]
