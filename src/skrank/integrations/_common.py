@@ -243,7 +243,11 @@ def check_query_source(ids: Any, group: Any, where: str, library: str, why_one: 
         raise InputError(
             f"{where} needs the query of each row: pass qid=... (one id per row; with "
             "metadata routing, params={'qid': qid}), keep the ids in a 'qid' column of "
-            f"a DataFrame X, or pass {library}'s group sizes."
+            f"a DataFrame X, or pass {library}'s group sizes. In a pipeline, a step in front "
+            "of the ranker (make_pipeline(StandardScaler(), ranker)) turns X into an array "
+            "without the 'qid' column: build it with skrank.pipeline.make_ranking_pipeline, "
+            "whose steps never see the ids and whose ranker receives them, or route qid "
+            "with metadata routing."
         )
 
 

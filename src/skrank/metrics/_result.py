@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import math
+import numbers
+import operator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,8 +45,14 @@ def _shown_conventions(metric: Metric, conv: Conventions) -> list[str]:
 class MetricResult:
     """One metric over a set of queries: the mean, the per-query values and the conventions.
 
-    ``float(result)`` is the mean; ``str(result)`` states the conventions that produced it,
-    e.g. ``NDCG@5 = 0.8321 (gain=exp, ties=pessimistic, empty=exclude; 50 queries, 3 excluded)``.
+    ``str(result)`` states the conventions that produced the mean, e.g. ``NDCG@5 = 0.8321
+    (gain=exp, ties=pessimistic, empty=exclude; 50 queries, 3 excluded)``. Everywhere else
+    a result is its mean, as a float is: ``r + 1``, ``r > 0.5``, ``f"{r:.3f}"``,
+    ``round(r, 3)``, ``float(r)``, ``math.isclose(r, 0.5)``, ``np.mean([r1, r2])`` and
+    ``r == 0.5`` all use ``value`` (it is a :class:`numbers.Real`). Arithmetic returns plain
+    floats: a sum of two results has no conventions of its own. The conventions and the
+    per-query values stay on the result itself, and :func:`skrank.stats.paired_comparison`
+    and :func:`skrank.stats.compare_many` take results directly.
 
     Attributes
     ----------
@@ -90,7 +99,63 @@ class MetricResult:
         """Queries that enter the mean."""
         return self.n_queries - self.n_excluded
 
+    # -- a result is its mean wherever a float is ----------------------------------------
+
     def __float__(self) -> float:
+        return float(self.value)
+
+    def __complex__(self) -> complex:
+        return complex(self.value)
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __hash__(self) -> int:
+        return hash(float(self.value))
+
+    def __format__(self, spec: str) -> str:
+        # an empty spec (f"{r}") prints the result with its conventions, as str() does
+        return str(self) if not spec else format(float(self.value), spec)
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        return round(float(self.value), ndigits)
+
+    def __int__(self) -> int:
+        return int(self.value)
+
+    def __trunc__(self) -> int:
+        return math.trunc(self.value)
+
+    def __floor__(self) -> int:
+        return math.floor(self.value)
+
+    def __ceil__(self) -> int:
+        return math.ceil(self.value)
+
+    def __neg__(self) -> float:
+        return -float(self.value)
+
+    def __pos__(self) -> float:
+        return float(self.value)
+
+    def __abs__(self) -> float:
+        return abs(float(self.value))
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return np.asarray(float(self.value), dtype=dtype)
+
+    @property
+    def real(self) -> float:
+        """The mean (as :attr:`numbers.Real.real`)."""
+        return float(self.value)
+
+    @property
+    def imag(self) -> float:
+        """0.0 (as :attr:`numbers.Real.imag`)."""
+        return 0.0
+
+    def conjugate(self) -> float:
+        """The mean (as :meth:`numbers.Real.conjugate`)."""
         return float(self.value)
 
     def describe_conventions(self) -> str:
@@ -137,12 +202,45 @@ class MetricResult:
         }
 
 
+def _as_number(x: Any) -> Any:
+    return float(x.value) if isinstance(x, MetricResult) else x
+
+
+def _binary(op: Callable[[Any, Any], Any], name: str) -> tuple[Callable, Callable]:
+    def forward(self: MetricResult, other: Any) -> Any:
+        if isinstance(other, (MetricResult, numbers.Number, np.generic)):
+            return op(float(self.value), _as_number(other))
+        return NotImplemented
+
+    def reverse(self: MetricResult, other: Any) -> Any:
+        if isinstance(other, (numbers.Number, np.generic)):
+            return op(other, float(self.value))
+        return NotImplemented
+
+    forward.__name__, reverse.__name__ = f"__{name}__", f"__r{name}__"
+    return forward, reverse
+
+
+for _name, _op in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                   ("truediv", operator.truediv), ("floordiv", operator.floordiv),
+                   ("mod", operator.mod), ("pow", operator.pow), ("divmod", divmod)):
+    _f, _r = _binary(_op, _name)
+    setattr(MetricResult, f"__{_name}__", _f)
+    setattr(MetricResult, f"__r{_name}__", _r)
+for _name, _op in (("eq", operator.eq), ("ne", operator.ne), ("lt", operator.lt),
+                   ("le", operator.le), ("gt", operator.gt), ("ge", operator.ge)):
+    setattr(MetricResult, f"__{_name}__", _binary(_op, _name)[0])
+del _name, _op
+numbers.Real.register(MetricResult)
+
+
 @dataclass(frozen=True, eq=False)
 class EvaluationResult(Mapping):
     """Several metrics computed in one pass; a read-only mapping from metric name to result.
 
     Index with a name or a :class:`Metric`: ``result["ndcg@10"]``. ``result.means`` gives the
-    means, ``result.to_frame()`` the per-query table as a pandas DataFrame.
+    means, ``result.to_frame()`` the per-query table as a pandas DataFrame and
+    ``result.to_polars()`` as a polars DataFrame.
     """
 
     metrics: tuple[Metric, ...]
@@ -191,6 +289,26 @@ class EvaluationResult(Mapping):
         cols = self.per_query()
         qid = cols.pop("qid")
         return pd.DataFrame(cols, index=pd.Index(qid, name="qid"))
+
+    def to_polars(self):
+        """The per-query table as a polars DataFrame: a ``qid`` column, then one per metric.
+
+        polars has no index: the query ids are the first column (``to_frame()`` puts them in
+        the index). Needs polars (``pip install polars``).
+
+        Examples
+        --------
+        >>> import skrank
+        >>> res = skrank.evaluate([1, 0, 0, 1], [0.9, 0.1, 0.8, 0.2], [7, 7, 8, 8],
+        ...                       metrics=["rr"])
+        >>> res.to_polars().columns  # doctest: +SKIP
+        ['qid', 'rr']
+        """
+        try:
+            import polars as pl
+        except ImportError as exc:  # pragma: no cover - exercised without polars
+            raise ImportError("to_polars() needs polars: pip install polars") from exc
+        return pl.DataFrame(self.per_query())
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary of every metric."""

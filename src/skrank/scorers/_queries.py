@@ -1,8 +1,9 @@
 """Per-row query ids for scorers and ranker adapters: find, validate, code, sort.
 
-Shared by :mod:`skrank.scorers` and the LightGBM/XGBoost ranker adapters. Nothing here imports
-pandas, scikit-learn or a GBDT library: a DataFrame is recognised only when pandas is already
-imported (an object cannot be a DataFrame otherwise).
+Shared by :mod:`skrank.scorers`, :mod:`skrank.pipeline` and the LightGBM/XGBoost ranker
+adapters. DataFrames of pandas, polars and pyarrow (and whatever else narwhals wraps eagerly)
+are read through narwhals, which is imported only when an object comes from one of those
+libraries; nothing here imports pandas, scikit-learn or a GBDT library.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ __all__ = [
     "FitQueries",
     "QueryOrder",
     "as_1d_column",
+    "as_frame",
     "check_qid",
     "is_dataframe",
+    "is_pandas",
     "n_rows",
     "query_order",
     "resolve_fit_qid",
@@ -33,8 +36,28 @@ __all__ = [
 QID_COLUMN = "qid"
 
 
+# top-level packages whose objects narwhals may wrap as eager DataFrames
+_FRAME_LIBRARIES = frozenset({"pandas", "polars", "pyarrow", "modin", "cudf"})
+
+
+def as_frame(X: Any) -> Any:
+    """``X`` as a ``narwhals.DataFrame`` when it is an eager DataFrame (pandas, polars,
+    pyarrow Table, ...), else None. narwhals is imported only for such objects."""
+    if type(X).__module__.partition(".")[0] not in _FRAME_LIBRARIES:
+        return None
+    import narwhals.stable.v2 as nw
+
+    frame = nw.from_native(X, eager_only=True, pass_through=True)
+    return frame if isinstance(frame, nw.DataFrame) else None
+
+
 def is_dataframe(X: Any) -> bool:
-    """True for a pandas DataFrame (without importing pandas)."""
+    """True for an eager DataFrame of pandas, polars, pyarrow, ... (see :func:`as_frame`)."""
+    return as_frame(X) is not None
+
+
+def is_pandas(X: Any) -> bool:
+    """True for a pandas DataFrame (without importing pandas); only pandas has an index."""
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(X, pd.DataFrame)
 
@@ -49,17 +72,29 @@ def n_rows(X: Any) -> int:
 
 def as_1d_column(values: Any) -> np.ndarray:
     """A NumPy array of labels, predictions or ids (also from a pandas, polars or pyarrow
-    Series, column or 1-column frame)."""
+    Series or column, or a DataFrame)."""
+    frame = as_frame(values)
+    if frame is not None:
+        return frame.to_numpy()
+    if type(values).__module__.partition(".")[0] in _FRAME_LIBRARIES and not hasattr(
+        values, "__array__"
+    ):  # pragma: no cover - every supported Series has __array__
+        import narwhals.stable.v2 as nw
+
+        return nw.from_native(values, series_only=True).to_numpy()
     return np.asarray(values)
 
 
 def split_qid_column(X: Any) -> tuple[Any, np.ndarray | None]:
     """``(X without its qid column, the column)`` for a DataFrame with a ``qid`` column.
 
-    Anything else is returned as is, with ``None``.
+    The DataFrame may be pandas, polars or pyarrow (anything narwhals wraps eagerly); the
+    features come back in the library of ``X``. Anything else is returned as is, with
+    ``None``.
     """
-    if is_dataframe(X) and QID_COLUMN in X.columns:
-        return X.drop(columns=QID_COLUMN), X[QID_COLUMN].to_numpy()
+    frame = as_frame(X)
+    if frame is not None and QID_COLUMN in frame.columns:
+        return frame.drop(QID_COLUMN).to_native(), frame[QID_COLUMN].to_numpy()
     return X, None
 
 
@@ -116,9 +151,16 @@ def check_qid(qid: Any, n: int, *, source: str, where: str) -> np.ndarray:
         )
     if arr.dtype.kind == "f" and (arr != np.floor(arr)).any():
         row = int(np.flatnonzero(arr != np.floor(arr))[0])
+        hint = ""
+        if "column" in source:
+            hint = (
+                " A preprocessing step in front of the ranker may have scaled the ids as a "
+                "feature (make_pipeline(StandardScaler(), ranker)): build the pipeline with "
+                "skrank.pipeline.make_ranking_pipeline, whose steps never see the 'qid' column."
+            )
         raise InputError(
             f"{_cap(source)} given to {where} must hold integer or string ids. Got "
-            f"{_show(arr[row])} at row {row} instead."
+            f"{_show(arr[row])} at row {row} instead.{hint}"
         )
     if arr.dtype.kind not in "iufbUSO":
         raise InputError(
@@ -190,6 +232,9 @@ def take_rows(data: Any, idx: np.ndarray | None) -> Any:
         return data
     if hasattr(data, "iloc"):
         return data.iloc[idx]
+    frame = as_frame(data)
+    if frame is not None:
+        return frame[idx.tolist()].to_native()
     if hasattr(data, "tocsr") and not isinstance(data, np.ndarray):
         return data.tocsr()[idx]
     return np.asarray(data)[idx]
@@ -239,5 +284,5 @@ class FitQueries:
             uniq = np.unique(qid)
         except TypeError:  # pragma: no cover - query_order already refused these ids
             uniq = np.asarray([], dtype=object)
-        index = X.index if is_dataframe(X) else None
+        index = X.index if is_pandas(X) else None
         return cls(qids=uniq, index=index)

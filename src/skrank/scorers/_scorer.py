@@ -19,7 +19,7 @@ from ._queries import (
     FitQueries,
     as_1d_column,
     check_qid,
-    is_dataframe,
+    is_pandas,
     n_rows,
     query_order,
     split_qid_column,
@@ -519,7 +519,7 @@ def _warn_if_cut(estimator: Any, X: Any, qid: np.ndarray, where: str) -> None:
     if n_in == 0:
         return
     cut = n_in < scored.shape[0]
-    if not cut and fitted.index is not None and is_dataframe(X):
+    if not cut and fitted.index is not None and is_pandas(X):
         cut = not bool(X.index.isin(fitted.index).any())
     if cut:
         shown = ", ".join(repr(v) for v in scored[inside][:3].tolist())
