@@ -33,8 +33,9 @@ $(VENV)/.installed-all: $(BUILD_INPUTS) | $(VENV)/.build-tools
 	$(EDITABLE) ".[all]"
 	touch $@
 
-$(VENV)/.installed-test: $(BUILD_INPUTS) | $(VENV)/.build-tools
+$(VENV)/.installed-test: $(BUILD_INPUTS) tests/requirements-nodeps.txt | $(VENV)/.build-tools
 	$(EDITABLE) ".[all,test,docs]"
+	$(BIN)/python -m pip install --quiet --no-deps -r tests/requirements-nodeps.txt
 	touch $(VENV)/.installed-all $@
 
 venv: $(VENV)/.installed-all

@@ -22,7 +22,7 @@ mpl = pytest.importorskip("matplotlib", reason="matplotlib (needed by causalml) 
 with mpl.rc_context():
     cml = pytest.importorskip(
         "causalml.metrics",
-        reason="causalml (or one of its runtime dependencies) cannot be imported",
+        reason="causalml is not installed (or one of its runtime dependencies is missing)",
     )
 
 # scikit-uplift calls sklearn.utils.extmath.stable_cumsum, deprecated in scikit-learn 1.8
