@@ -11,6 +11,7 @@ from scipy import stats
 
 from .._validation import check_choice, check_int, param_error
 from ..exceptions import InputError
+from ..metrics._result import MetricResult
 from ._bootstrap import bca_interval, bootstrap_means, percentile_interval
 from ._checks import (
     as_vector,
@@ -119,6 +120,51 @@ def _align(
     return a, b[idx], qa
 
 
+def _unpack_results(a: Any, b: Any, qids_a: Any, qids_b: Any, metric: str | None,
+                    caller: str) -> tuple[Any, Any, Any, Any, str | None]:
+    """Per-query values, ids and the metric's label from :class:`~skrank.MetricResult` inputs.
+
+    A result gives its ``per_query`` values and, unless ids are passed, its ``qids``. Two
+    results must be of the same metric under the same conventions; queries that both leave
+    out (``empty="exclude"``: NaN in both) are left out of the comparison as of the means.
+    """
+    ra, rb = isinstance(a, MetricResult), isinstance(b, MetricResult)
+    if not (ra or rb):
+        return a, b, qids_a, qids_b, metric
+    if ra and rb:
+        if a.metric != b.metric:
+            raise InputError(
+                f"{caller}: a and b are results of different metrics ({a.metric.display} and "
+                f"{b.metric.display}); compare one metric at a time."
+            )
+        if a.conventions != b.conventions:
+            da, db = a.conventions.to_dict(), b.conventions.to_dict()
+            diff = [k for k in da if da[k] != db[k]]
+            raise InputError(
+                f"{caller}: a and b were computed under different conventions "
+                f"({a.conventions.describe(diff)} against {b.conventions.describe(diff)}); a "
+                "paired comparison needs the same ones."
+            )
+    for r in (a, b):
+        if isinstance(r, MetricResult) and metric is None:
+            metric = r.metric.display
+    if ra:
+        qids_a = a.qids if qids_a is None else qids_a
+        a = a.per_query
+    if rb:
+        qids_b = b.qids if qids_b is None else qids_b
+        b = b.per_query
+    if ra and rb:
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        qa, qb = np.asarray(qids_a), np.asarray(qids_b)
+        if qa.shape == a.shape and qb.shape == b.shape:
+            both = np.intersect1d(qa[np.isnan(a)], qb[np.isnan(b)])
+            if both.size:
+                keep_a, keep_b = ~np.isin(qa, both), ~np.isin(qb, both)
+                a, qids_a, b, qids_b = a[keep_a], qa[keep_a], b[keep_b], qb[keep_b]
+    return a, b, qids_a, qids_b, metric
+
+
 # --------------------------------------------------------------------------- the tests
 
 
@@ -213,10 +259,13 @@ def paired_comparison(
 
     Parameters
     ----------
-    a, b : array-like of shape (n_queries,)
+    a, b : array-like of shape (n_queries,) or MetricResult
         Per-query metric values of the system (``a``) and the baseline (``b``), for example
-        ``skrank.evaluate(...)["ndcg@10"].per_query``. NaN marks a query excluded by a convention
-        (see ``nan_policy``).
+        ``skrank.evaluate(...)["ndcg@10"].per_query``, or the results themselves
+        (:class:`skrank.MetricResult`: their per-query values, their query ids unless
+        ``qids_a``/``qids_b`` are given, and their metric as the label). Two results must be of
+        the same metric and conventions; queries both leave out (``empty="exclude"``) are left
+        out here too. NaN marks a query excluded by a convention (see ``nan_policy``).
     qids_a, qids_b : array-like or None, default=None
         Query ids of ``a`` and ``b``. With both, values are matched by id (the order may differ)
         and the two sets of ids must be equal: otherwise an :class:`~skrank.InputError` names the
@@ -331,6 +380,7 @@ def paired_comparison(
             raise param_error(label, "a str" + (" or None" if label == "metric" else ""),
                               value, caller)
 
+    a, b, qids_a, qids_b, metric = _unpack_results(a, b, qids_a, qids_b, metric, caller)
     av = as_vector(a, "a", caller)
     bv = as_vector(b, "b", caller)
     av, bv, qids = _align(av, bv, qids_a, qids_b, caller)
@@ -467,8 +517,9 @@ def compare_many(
 
     Parameters
     ----------
-    systems : mapping of str to array-like
-        Per-query metric values of every system, the baseline included.
+    systems : mapping of str to array-like or MetricResult
+        Per-query metric values of every system, the baseline included, or their
+        :class:`skrank.MetricResult` (matched by their own query ids when ``qids`` is None).
     baseline : str
         The key of ``systems`` that every other system is compared with.
     qids : array-like, mapping of str to array-like, or None, default=None
