@@ -12,7 +12,7 @@ import pandas as pd
 from sklearn.model_selection import GridSearchCV, GroupKFold
 
 import skrank
-from skrank import map_at, ndcg_at
+from skrank import average_precision_at, ndcg_at
 from skrank.datasets import load_lambdarank_example
 
 
@@ -35,7 +35,7 @@ def tune(ranker, param_grid: dict[str, list], preset: str, library: str) -> Grid
 
     scoring = {
         "ndcg@5": ndcg_at(5, ties="pessimistic"),
-        "map@10": map_at(10, ties="pessimistic"),
+        "map@10": average_precision_at(10, ties="pessimistic"),
     }
     search = GridSearchCV(
         ranker,

@@ -27,17 +27,21 @@ from .metrics._functions import (
 from .metrics._result import EvaluationResult, MetricResult
 from .metrics._spec import Metric
 from .scorers import (
+    average_precision_at,
     dcg_at,
     err_at,
-    get_scorer,
-    get_scorer_names,
+    get_ranking_scorer,
+    get_ranking_scorer_names,
+    get_scorer,  # noqa: F401 (deprecated alias, kept out of __all__)
+    get_scorer_names,  # noqa: F401 (deprecated alias, kept out of __all__)
     hit_rate_at,
     make_ranking_scorer,
-    map_at,
-    mrr_at,
+    map_at,  # noqa: F401 (deprecated alias, kept out of __all__)
+    mrr_at,  # noqa: F401 (deprecated alias, kept out of __all__)
     ndcg_at,
     precision_at,
     recall_at,
+    reciprocal_rank_at,
 )
 
 __version__ = "0.1.0.dev0"
@@ -54,18 +58,17 @@ __all__ = [
     "SkrankWarning",
     "__version__",
     "average_precision",
+    "average_precision_at",
     "dcg",
     "dcg_at",
     "err",
     "err_at",
     "evaluate",
-    "get_scorer",
-    "get_scorer_names",
+    "get_ranking_scorer",
+    "get_ranking_scorer_names",
     "hit_rate",
     "hit_rate_at",
     "make_ranking_scorer",
-    "map_at",
-    "mrr_at",
     "ndcg",
     "ndcg_at",
     "precision",
@@ -73,4 +76,5 @@ __all__ = [
     "recall",
     "recall_at",
     "reciprocal_rank",
+    "reciprocal_rank_at",
 ]

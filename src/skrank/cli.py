@@ -28,7 +28,15 @@ import numpy as np
 from . import __version__
 from .conventions import EMPTY_RULES, IDCG_SOURCES, PRESETS, TIE_RULES
 from .exceptions import InvalidParameterError, SkrankError
-from .metrics._spec import Metric
+from .metrics._spec import (  # noqa: F401 (the trec_eval names: re-exported)
+    _TREC_FAMILIES,
+    _TREC_PLAIN,
+    SUCCESS_CUTOFFS,
+    TREC_CUTOFFS,
+    Metric,
+    MetricNameError,
+    parse_metric_list,
+)
 
 __all__ = ["main"]
 
@@ -36,12 +44,6 @@ FORMATS = ("text", "markdown", "json", "csv", "trec")
 INPUTS = ("auto", "trec", "table", "libsvm")
 _TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
-#: trec_eval's default cutoffs of ndcg_cut, P, recall, map_cut; and of success.
-TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-SUCCESS_CUTOFFS = (1, 5, 10)
-_TREC_FAMILIES = {"ndcg_cut": "ndcg", "P": "p", "recall": "r", "map_cut": "ap",
-                  "success": "hit"}
-_TREC_PLAIN = {"map": "ap", "recip_rank": "rr", "ndcg": "ndcg"}
 _LARGE_INPUT = 20 * 2**20  # bytes: above this, progress is shown on a terminal
 
 
@@ -56,33 +58,16 @@ def _metric_list(text: str) -> list[Metric]:
     """Metric names, comma-separated; trec_eval names (``ndcg_cut.5,10``, ``P_5``) too.
 
     In trec_eval's syntax numbers after a family name are its cutoffs (``P.5,10`` is P@5
-    and P@10) and a family without cutoffs takes trec_eval's defaults.
+    and P@10) and a family without cutoffs takes trec_eval's defaults
+    (:func:`skrank.metrics._spec.parse_metric_list`, shared with the Python API).
     """
-    out: list[Metric] = []
-    family: str | None = None  # the trec_eval family the following numbers belong to
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        try:
-            if family is not None and part.isdigit():
-                out.append(Metric(_TREC_FAMILIES[family], int(part)))
-                continue
-            m = re.fullmatch(r"(ndcg_cut|P|recall|map_cut|success)(?:[._]([0-9]+))?", part)
-            if m:
-                family = m.group(1)
-                if m.group(2):
-                    out.append(Metric(_TREC_FAMILIES[family], int(m.group(2))))
-                else:
-                    default = SUCCESS_CUTOFFS if family == "success" else TREC_CUTOFFS
-                    out += [Metric(_TREC_FAMILIES[family], k) for k in default]
-                continue
-            family = None
-            out.append(Metric.parse(_TREC_PLAIN.get(part, part)))
-        except InvalidParameterError as exc:
-            raise argparse.ArgumentTypeError(
-                f"unknown metric {part!r}: use names such as ndcg@10, ap@10, p@5, r@100, "
-                f"hit@10, rr, err@20, dcg@5, or trec_eval's map, ndcg_cut.10, P.5 ({exc})"
-            ) from None
+    try:
+        out = parse_metric_list(text)
+    except MetricNameError as exc:
+        raise argparse.ArgumentTypeError(
+            f"unknown metric {exc.part!r}: use names such as ndcg@10, ap@10, p@5, r@100, "
+            f"hit@10, rr, err@20, dcg@5, or trec_eval's map, ndcg_cut.10, P.5 ({exc.cause})"
+        ) from None
     if not out:
         raise argparse.ArgumentTypeError("empty metric list")
     return out

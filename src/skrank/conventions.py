@@ -87,6 +87,9 @@ def _check_gain(value: Any) -> GainSpec:
 class Conventions:
     """The conventions that produce one metric value.
 
+    Values that are names (``ties="pessimistic"``, ``gain="exp"``, ...) are case-insensitive
+    and stored in lower case, as metric names (``"NDCG@10"``) and preset names are.
+
     Parameters
     ----------
     gain : {"exp", "linear"} or sequence of float, default="exp"
@@ -155,6 +158,12 @@ class Conventions:
     arithmetic: str = "lightgbm"
 
     def __post_init__(self) -> None:
+        # one case rule for every name: convention values, like metric and preset names,
+        # are case-insensitive ("Pessimistic" is "pessimistic")
+        for name, choices in _NAMED_CHOICES.items():
+            value = getattr(self, name)
+            if isinstance(value, str) and value.lower() in choices:  # else: the error shows it
+                object.__setattr__(self, name, value.lower())
         object.__setattr__(self, "gain", _check_gain(self.gain))
         check_choice("ties", self.ties, TIE_RULES)
         check_choice("empty", self.empty, EMPTY_RULES)
@@ -209,6 +218,11 @@ class Conventions:
 
 
 CONVENTION_NAMES = tuple(f.name for f in fields(Conventions))
+# conventions whose values are names from a closed set
+_NAMED_CHOICES = {"gain": GAINS, "ties": TIE_RULES, "empty": EMPTY_RULES,
+                  "ap_denominator": AP_DENOMINATORS, "p_divisor": P_DIVISORS,
+                  "idcg": IDCG_SOURCES, "score_precision": SCORE_PRECISIONS,
+                  "arithmetic": ARITHMETICS}
 
 
 def _fmt_number(x: float) -> str:
@@ -298,7 +312,7 @@ def for_metric(
         return conv
     changes = {
         k: v
-        for k, v in _PRESET_METRIC_OVERRIDES.get(preset, {}).get(metric_name, {}).items()
+        for k, v in _PRESET_METRIC_OVERRIDES.get(str(preset).lower(), {}).get(metric_name, {}).items()
         if k not in explicit
     }
     return conv.replace(**changes) if changes else conv
@@ -311,6 +325,8 @@ def _preset_conventions(preset: str) -> Conventions:
 
 def preset_conventions(preset: str) -> Conventions:
     """The :class:`Conventions` of a named preset (immutable, built once)."""
+    if isinstance(preset, str) and preset.lower() in PRESETS:
+        preset = preset.lower()  # case-insensitive, as every name
     check_choice("preset", preset, PRESETS)
     return _preset_conventions(preset)
 

@@ -34,7 +34,7 @@ from sklearn.model_selection import (
 )
 
 import skrank
-from skrank import SkrankWarning, map_at, ndcg_at
+from skrank import SkrankWarning, average_precision_at, ndcg_at
 from skrank.lightgbm import LGBMRanker
 
 from ._helpers import frame
@@ -119,7 +119,7 @@ def test_2c_passing_groups_with_routing_enabled_is_refused_by_sklearn(train_set)
                            scoring=ndcg_at(5))
 
 
-SCORING = {"ndcg@5": ndcg_at(5, ties="pessimistic"), "map@10": map_at(10)}
+SCORING = {"ndcg@5": ndcg_at(5, ties="pessimistic"), "map@10": average_precision_at(10)}
 GRID = {"n_estimators": [4, 10]}
 
 
@@ -198,7 +198,7 @@ def test_4_validation_curve_both_ways(train_set, lib):
 @pytest.mark.parametrize("lib", LIBS)
 def test_4_learning_curve_both_ways(train_set, lib):
     X, y, qid, df = train_set
-    common = dict(cv=GroupKFold(2), train_sizes=[0.5, 1.0], scoring=map_at(10))
+    common = dict(cv=GroupKFold(2), train_sizes=[0.5, 1.0], scoring=average_precision_at(10))
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         sizes, train, test = learning_curve(make_ranker(lib), df, y, groups=qid, **common)

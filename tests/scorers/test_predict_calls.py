@@ -21,7 +21,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import skrank
-from skrank import make_ranking_scorer, map_at, ndcg_at
+from skrank import average_precision_at, make_ranking_scorer, ndcg_at
 from skrank.scorers import MultiMetricRankingScorer
 
 CALLS = {"predict": 0}
@@ -76,7 +76,8 @@ SKLEARN_TWO = {
     "mae": make_scorer(mean_absolute_error, greater_is_better=False),
 }
 SKRANK_THREE = make_ranking_scorer(["ndcg@5", "map@10", "rr"], ties="pessimistic")
-SINGLE = {"ndcg@5": ndcg_at(5, ties="pessimistic"), "ap@10": map_at(10, ties="pessimistic"),
+SINGLE = {"ndcg@5": ndcg_at(5, ties="pessimistic"),
+          "ap@10": average_precision_at(10, ties="pessimistic"),
           "rr": make_ranking_scorer("rr", ties="pessimistic")}
 
 

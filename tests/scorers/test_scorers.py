@@ -22,17 +22,17 @@ from skrank import (
     InputError,
     InvalidParameterError,
     SkrankWarning,
+    average_precision_at,
     dcg_at,
     err_at,
-    get_scorer,
-    get_scorer_names,
+    get_ranking_scorer,
+    get_ranking_scorer_names,
     hit_rate_at,
     make_ranking_scorer,
-    map_at,
-    mrr_at,
     ndcg_at,
     precision_at,
     recall_at,
+    reciprocal_rank_at,
 )
 from skrank.scorers import RankingScorer
 
@@ -72,8 +72,8 @@ def test_value_matches_slow_oracle_with_noncontiguous_queries(data):
         (dcg_at(5), "dcg@5", {}),
         (precision_at(4, p_divisor="min_k_n"), "p@4", {"p_divisor": "min_k_n"}),
         (recall_at(6), "r@6", {}),
-        (map_at(10, preset="lightgbm"), "ap@10", {"preset": "lightgbm"}),
-        (mrr_at(None, ties="optimistic"), "rr", {"ties": "optimistic"}),
+        (average_precision_at(10, preset="lightgbm"), "ap@10", {"preset": "lightgbm"}),
+        (reciprocal_rank_at(None, ties="optimistic"), "rr", {"ties": "optimistic"}),
         (err_at(5, max_label=3), "err@5", {"max_label": 3}),
         (hit_rate_at(2, rel_min=2), "hit@2", {"rel_min": 2}),
     ],
@@ -112,7 +112,7 @@ def test_greater_is_better():
     good = LinearRegression().fit(X, y)
     bad = LinearRegression().fit(-X, y)
     for name in ["ndcg@2", "dcg@2", "p@1", "r@1", "ap", "rr", "err@2", "hit@1"]:
-        scorer = get_scorer(name)
+        scorer = get_ranking_scorer(name)
         assert scorer(good, X, y, qid=qid) > scorer(bad, -X, y, qid=qid) - 1e-12, name
 
 
@@ -262,30 +262,31 @@ def test_bad_construction():
 
 
 def test_get_scorer_and_names():
-    names = get_scorer_names()
+    names = get_ranking_scorer_names()
     assert names == sorted(names)
     assert set(names) == {"ap", "dcg", "err", "hit", "ndcg", "p", "r", "rr"}
     for name in names:
-        assert get_scorer(name).name == name
-        assert get_scorer(f"{name}@7").name == f"{name}@7"
-    assert get_scorer("map@10").name == "ap@10"
+        assert get_ranking_scorer(name).name == name
+        assert get_ranking_scorer(f"{name}@7").name == f"{name}@7"
+    assert get_ranking_scorer("map@10").name == "ap@10"
     scorer = ndcg_at(3)
-    assert get_scorer(scorer) is scorer
-    with pytest.raises(InvalidParameterError, match=r"'scoring' parameter of get_scorer must be "
-                                                    r"a ranking metric name .* Got 'accuracy'"):
-        get_scorer("accuracy")
-    with pytest.raises(InvalidParameterError, match=r"'scoring' parameter of get_scorer"):
-        get_scorer(3)
+    assert get_ranking_scorer(scorer) is scorer
+    with pytest.raises(InvalidParameterError, match=r"'scoring' parameter of get_ranking_scorer "
+                                                    r"must be a ranking metric name .* Got "
+                                                    r"'accuracy'"):
+        get_ranking_scorer("accuracy")
+    with pytest.raises(InvalidParameterError, match=r"'scoring' parameter of get_ranking_scorer"):
+        get_ranking_scorer(3)
 
 
 @pytest.mark.parametrize(
     "scorer",
     [
         ndcg_at(5, ties="pessimistic"),
-        map_at(10, preset="lightgbm", ties="input"),
+        average_precision_at(10, preset="lightgbm", ties="input"),
         make_ranking_scorer("err@20", conventions=skrank.Conventions(gain="linear")),
         precision_at(3, gain=[0, 1, 3, 7], rel_min=2),
-        mrr_at(None),
+        reciprocal_rank_at(None),
     ],
 )
 def test_repr_rebuilds_the_scorer(data, scorer):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
+import inspect
 from typing import Any
 
+from .._validation import param_error
 from ._evaluate import evaluate
 from ._result import MetricResult
 from ._spec import Metric
@@ -42,7 +45,29 @@ _SHARED = """
 """
 
 
+# what a metric function passes on to evaluate (not the metric list, not the private caller)
+_PASSED_ON = tuple(
+    p for p in inspect.signature(evaluate).parameters
+    if p not in ("y_true", "y_score", "qid", "metrics") and not p.startswith("_")
+)
+# the public function of each metric, for messages
+_FUNCTION = {"ndcg": "ndcg", "dcg": "dcg", "p": "precision", "r": "recall", "hit": "hit_rate",
+             "ap": "average_precision", "rr": "reciprocal_rank", "err": "err"}
+
+
 def _one(name: str, k: int | None, y_true, y_score, qid, kwargs: dict[str, Any]) -> MetricResult:
+    caller = _FUNCTION[name]
+    for key in kwargs:
+        if key not in _PASSED_ON:
+            close = difflib.get_close_matches(key, _PASSED_ON, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise param_error(
+                key,
+                f"not passed: {caller}() has no such parameter{hint}; it takes k and "
+                + ", ".join(_PASSED_ON),
+                kwargs[key],
+                caller,
+            )
     metric = Metric(name, k)
     return evaluate(y_true, y_score, qid, metrics=[metric], _caller=name, **kwargs)[metric]
 
@@ -162,5 +187,6 @@ def err(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any) -> Me
 
 
 for _f in (ndcg, dcg, precision, recall, hit_rate, average_precision, reciprocal_rank, err):
-    _f.__doc__ = _f.__doc__.replace("{shared}", _SHARED)
+    if _f.__doc__ is not None:  # None under python -OO
+        _f.__doc__ = _f.__doc__.replace("{shared}", _SHARED)
 del _f

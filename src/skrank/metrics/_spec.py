@@ -6,8 +6,17 @@ import re
 from dataclasses import dataclass
 
 from .._validation import check_int, param_error
+from ..exceptions import InvalidParameterError
 
-__all__ = ["METRIC_NAMES", "Metric", "parse_metric"]
+__all__ = [
+    "METRIC_NAMES",
+    "SUCCESS_CUTOFFS",
+    "TREC_CUTOFFS",
+    "Metric",
+    "MetricNameError",
+    "parse_metric",
+    "parse_metric_list",
+]
 
 # canonical name -> (display name, description)
 _CANONICAL = {
@@ -48,6 +57,16 @@ BINARY = frozenset({"p", "r", "hit", "ap", "rr"})
 
 _NAME_RE = re.compile(r"^\s*([A-Za-z_]+)\s*(?:@\s*(\S+))?\s*$")
 
+#: trec_eval's default cutoffs of ndcg_cut, P, recall, map_cut; and of success.
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+SUCCESS_CUTOFFS = (1, 5, 10)
+# trec_eval's measure families with cutoffs (``P.5``, ``ndcg_cut_10``) and plain measures
+_TREC_FAMILIES = {"ndcg_cut": "ndcg", "P": "p", "recall": "r", "map_cut": "ap",
+                  "success": "hit"}
+_TREC_PLAIN = {"map": "ap", "recip_rank": "rr", "ndcg": "ndcg"}
+_TREC_RE = re.compile(r"(ndcg_cut|P|recall|map_cut|success)(?:[._]([0-9]+))?")
+_TREC_ONE_RE = re.compile(r"\s*(ndcg_cut|P|p|recall|map_cut|success)[._]([0-9]+)\s*")
+
 
 @dataclass(frozen=True, order=True)
 class Metric:
@@ -69,12 +88,22 @@ class Metric:
     (Metric('ndcg@10'), 'ndcg@10', 'NDCG@10')
     >>> Metric.parse("mrr")
     Metric('rr')
+    >>> Metric.parse("ndcg_cut.10"), Metric.parse("P.5")   # trec_eval's names
+    (Metric('ndcg@10'), Metric('p@5'))
+    >>> Metric('ndcg@10') == Metric("ndcg", 10)           # the repr evaluates back
+    True
     """
 
     name: str
     k: int | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.name, str) and self.k is None and self.name not in _CANONICAL and (
+            "@" in self.name or _TREC_ONE_RE.fullmatch(self.name)
+        ):  # Metric("ndcg@10"), as the repr shows it
+            parsed = Metric.parse(self.name)
+            object.__setattr__(self, "name", parsed.name)
+            object.__setattr__(self, "k", parsed.k)
         if self.name not in _CANONICAL:
             canonical = _ALIASES.get(str(self.name).lower())
             if canonical is None:
@@ -86,11 +115,21 @@ class Metric:
 
     @classmethod
     def parse(cls, text: str | Metric) -> Metric:
-        """Parse ``"ndcg@10"``, ``"P@5"``, ``"mrr"``, ``"err@20"`` (or pass a Metric through)."""
+        """Parse ``"ndcg@10"``, ``"P@5"``, ``"mrr"``, ``"err@20"`` (or pass a Metric through).
+
+        Names are case-insensitive. trec_eval's names of one measure work too:
+        ``"ndcg_cut.10"``, ``"P.5"``, ``"recall_100"``, ``"map_cut.10"``, ``"success.5"``,
+        ``"map"``, ``"recip_rank"``; see :func:`parse_metric_list` for trec_eval's lists
+        (``"P.5,10"``, a family without cutoffs).
+        """
         if isinstance(text, Metric):
             return text
         if not isinstance(text, str):
             raise param_error("metric", "a metric name such as 'ndcg@10' or a skrank.Metric", text)
+        trec = _TREC_ONE_RE.fullmatch(text)
+        if trec is not None:
+            family = "P" if trec.group(1) == "p" else trec.group(1)
+            return cls(_TREC_FAMILIES[family], int(trec.group(2)))
         m = _NAME_RE.match(text)
         if m is None:
             raise param_error("metric", "a metric name such as 'ndcg@10', 'ap@10', 'rr'", text)
@@ -126,3 +165,56 @@ class Metric:
 def parse_metric(text: str | Metric) -> Metric:
     """Parse a metric name; see :meth:`Metric.parse`."""
     return Metric.parse(text)
+
+
+class MetricNameError(InvalidParameterError):
+    """A name of a metric list that does not parse: ``part`` is the name, ``cause`` why."""
+
+    def __init__(self, part: str, cause: InvalidParameterError) -> None:
+        super().__init__(f"unknown metric {part!r} ({cause})")
+        self.part = part
+        self.cause = cause
+
+
+def parse_metric_list(text: str) -> list[Metric]:
+    """Metric names, comma-separated; trec_eval's names and lists too (the ``-m`` syntax).
+
+    In trec_eval's syntax numbers after a family name are its cutoffs (``P.5,10`` is P@5
+    and P@10) and a family without cutoffs takes trec_eval's default cutoffs
+    (:data:`TREC_CUTOFFS`, :data:`SUCCESS_CUTOFFS` for ``success``). Shared by the
+    command line (``skrank eval -m``) and the Python API.
+
+    Raises
+    ------
+    MetricNameError
+        For the first name that does not parse (``.part``), with the reason (``.cause``).
+
+    Examples
+    --------
+    >>> from skrank.metrics._spec import parse_metric_list
+    >>> parse_metric_list("ndcg@10, P.5,10, recip_rank")
+    [Metric('ndcg@10'), Metric('p@5'), Metric('p@10'), Metric('rr')]
+    """
+    out: list[Metric] = []
+    family: str | None = None  # the trec_eval family the following numbers belong to
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            if family is not None and part.isdigit():
+                out.append(Metric(_TREC_FAMILIES[family], int(part)))
+                continue
+            m = _TREC_RE.fullmatch(part)
+            if m:
+                family = m.group(1)
+                if m.group(2):
+                    out.append(Metric(_TREC_FAMILIES[family], int(m.group(2))))
+                else:
+                    default = SUCCESS_CUTOFFS if family == "success" else TREC_CUTOFFS
+                    out += [Metric(_TREC_FAMILIES[family], k) for k in default]
+                continue
+            family = None
+            out.append(Metric.parse(_TREC_PLAIN.get(part, part)))
+        except InvalidParameterError as exc:
+            raise MetricNameError(part, exc) from None
+    return out

@@ -14,31 +14,35 @@ from __future__ import annotations
 from ._scorer import (
     MultiMetricRankingScorer,
     RankingScorer,
+    average_precision_at,
     dcg_at,
     err_at,
-    get_scorer,
-    get_scorer_names,
+    get_ranking_scorer,
+    get_ranking_scorer_names,
+    get_scorer,  # noqa: F401 (deprecated alias, kept out of __all__)
+    get_scorer_names,  # noqa: F401 (deprecated alias, kept out of __all__)
     hit_rate_at,
     make_ranking_scorer,
-    map_at,
-    mrr_at,
+    map_at,  # noqa: F401 (deprecated alias, kept out of __all__)
+    mrr_at,  # noqa: F401 (deprecated alias, kept out of __all__)
     ndcg_at,
     precision_at,
     recall_at,
+    reciprocal_rank_at,
 )
 
 __all__ = [
     "MultiMetricRankingScorer",
     "RankingScorer",
+    "average_precision_at",
     "dcg_at",
     "err_at",
-    "get_scorer",
-    "get_scorer_names",
+    "get_ranking_scorer",
+    "get_ranking_scorer_names",
     "hit_rate_at",
     "make_ranking_scorer",
-    "map_at",
-    "mrr_at",
     "ndcg_at",
     "precision_at",
     "recall_at",
+    "reciprocal_rank_at",
 ]

@@ -28,17 +28,17 @@ from ._queries import (
 __all__ = [
     "MultiMetricRankingScorer",
     "RankingScorer",
+    "average_precision_at",
     "dcg_at",
     "err_at",
-    "get_scorer",
-    "get_scorer_names",
+    "get_ranking_scorer",
+    "get_ranking_scorer_names",
     "hit_rate_at",
     "make_ranking_scorer",
-    "map_at",
-    "mrr_at",
     "ndcg_at",
     "precision_at",
     "recall_at",
+    "reciprocal_rank_at",
 ]
 
 # metadata a scorer can receive, and what it requests by default
@@ -596,8 +596,8 @@ def make_ranking_scorer(
 
     See Also
     --------
-    ndcg_at, map_at, mrr_at : Shortcuts for common metrics.
-    get_scorer : A scorer from a name alone.
+    ndcg_at, average_precision_at, reciprocal_rank_at : Shortcuts for common metrics.
+    get_ranking_scorer : A scorer from a name alone.
 
     Examples
     --------
@@ -685,25 +685,29 @@ def recall_at(k: int | None, **options: Any) -> RankingScorer:
     return _shortcut("r", k, options)
 
 
-def map_at(k: int | None, **options: Any) -> RankingScorer:
-    """Scorer of AP@k, whose mean over queries is MAP@k; see :func:`ndcg_at`.
+def average_precision_at(k: int | None, **options: Any) -> RankingScorer:
+    """Scorer of AP@k (:func:`skrank.average_precision`), whose mean over queries is MAP@k.
+
+    See :func:`ndcg_at` for the parameters.
 
     Examples
     --------
-    >>> from skrank import map_at
-    >>> map_at(10, ap_denominator="min_k")
+    >>> from skrank import average_precision_at
+    >>> average_precision_at(10, ap_denominator="min_k")
     make_ranking_scorer('ap@10', ap_denominator='min_k')
     """
     return _shortcut("ap", k, options)
 
 
-def mrr_at(k: int | None, **options: Any) -> RankingScorer:
-    """Scorer of RR@k, whose mean over queries is MRR@k; see :func:`ndcg_at`.
+def reciprocal_rank_at(k: int | None, **options: Any) -> RankingScorer:
+    """Scorer of RR@k (:func:`skrank.reciprocal_rank`), whose mean over queries is MRR@k.
+
+    See :func:`ndcg_at` for the parameters.
 
     Examples
     --------
-    >>> from skrank import mrr_at
-    >>> mrr_at(None)
+    >>> from skrank import reciprocal_rank_at
+    >>> reciprocal_rank_at(None)
     make_ranking_scorer('rr')
     """
     return _shortcut("rr", k, options)
@@ -733,14 +737,17 @@ def hit_rate_at(k: int | None, **options: Any) -> RankingScorer:
     return _shortcut("hit", k, options)
 
 
-def get_scorer(scoring: str | Metric | RankingScorer) -> RankingScorer:
+def get_ranking_scorer(scoring: str | Metric | RankingScorer) -> RankingScorer:
     """A scorer from a metric name, with skrank's default conventions.
+
+    Named so as not to shadow :func:`sklearn.metrics.get_scorer` (which takes scikit-learn's
+    own scorer names): ``from skrank import *`` beside scikit-learn is safe.
 
     Parameters
     ----------
     scoring : str, Metric or RankingScorer
-        A name such as ``"ndcg@10"`` (see :func:`get_scorer_names`); a scorer is returned
-        as is.
+        A name such as ``"ndcg@10"`` (see :func:`get_ranking_scorer_names`); a scorer is
+        returned as is.
 
     Returns
     -------
@@ -748,33 +755,33 @@ def get_scorer(scoring: str | Metric | RankingScorer) -> RankingScorer:
 
     Examples
     --------
-    >>> from skrank import get_scorer
-    >>> get_scorer("ndcg@10")
+    >>> from skrank import get_ranking_scorer
+    >>> get_ranking_scorer("ndcg@10")
     make_ranking_scorer('ndcg@10')
-    >>> get_scorer("MRR")
+    >>> get_ranking_scorer("MRR")
     make_ranking_scorer('rr')
     """
     if isinstance(scoring, RankingScorer):
         return scoring
     if not isinstance(scoring, (str, Metric)):
         raise param_error(
-            "scoring", "a metric name such as 'ndcg@10' (see skrank.get_scorer_names())",
-            scoring, "get_scorer",
+            "scoring", "a metric name such as 'ndcg@10' (see skrank.get_ranking_scorer_names())",
+            scoring, "get_ranking_scorer",
         )
     try:
         return RankingScorer(scoring)
     except InvalidParameterError:
         raise param_error(
             "scoring",
-            "a ranking metric name from skrank.get_scorer_names(), optionally with @k "
+            "a ranking metric name from skrank.get_ranking_scorer_names(), optionally with @k "
             "(e.g. 'ndcg@10'); scikit-learn's own scorers come from sklearn.metrics.get_scorer",
             scoring,
-            "get_scorer",
+            "get_ranking_scorer",
         ) from None
 
 
-def get_scorer_names() -> list[str]:
-    """Names accepted by :func:`get_scorer`, each optionally followed by ``@k``.
+def get_ranking_scorer_names() -> list[str]:
+    """Names accepted by :func:`get_ranking_scorer`, each optionally followed by ``@k``.
 
     Aliases are accepted too: ``"map"`` for ``"ap"``, ``"mrr"`` for ``"rr"``,
     ``"precision"``, ``"recall"``, ``"hit_rate"``, ``"success"``.
@@ -786,8 +793,34 @@ def get_scorer_names() -> list[str]:
 
     Examples
     --------
-    >>> from skrank import get_scorer_names
-    >>> get_scorer_names()
+    >>> from skrank import get_ranking_scorer_names
+    >>> get_ranking_scorer_names()
     ['ap', 'dcg', 'err', 'hit', 'ndcg', 'p', 'r', 'rr']
     """
     return sorted(METRIC_NAMES)
+
+
+# -- deprecated names ------------------------------------------------------------------------
+
+
+def _deprecated(old: str, new: Any, why: str) -> Any:
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(
+            f"skrank.{old} is deprecated and will be removed; use skrank.{new.__name__}, "
+            f"the same function ({why}).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return new(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f"Deprecated alias of :func:`{new.__name__}` ({why})."
+    return alias
+
+
+_ONE_NAME = "one name per metric, as the metric function's"
+_SHADOWS = "this name shadowed scikit-learn's function of another meaning"
+map_at = _deprecated("map_at", average_precision_at, _ONE_NAME)
+mrr_at = _deprecated("mrr_at", reciprocal_rank_at, _ONE_NAME)
+get_scorer = _deprecated("get_scorer", get_ranking_scorer, _SHADOWS)
+get_scorer_names = _deprecated("get_scorer_names", get_ranking_scorer_names, _SHADOWS)
