@@ -306,3 +306,24 @@ def test_feval_and_early_stopping_in_lgb_cv(data):
     history = res["valid skrank_ndcg@5-mean"]
     assert int(np.argmax(history)) == len(history) - 1 == stop.best_iteration
     assert len(stop.history) == stop.best_iteration + 1 + 3 or len(stop.history) == 40
+
+
+def test_early_stopping_never_watches_the_training_data_under_any_name(data):
+    # lightgbm.train names the training data after its entry of valid_names; skrank's early
+    # stopping tells it apart through the public Booster.name_valid_sets, not a private name
+    train = lgb.Dataset(data.X_train, data.y_train, group=data.group_train)
+    valid = lgb.Dataset(data.X_test, data.y_test, group=data.group_test, reference=train)
+    stop = skrank.lightgbm.early_stopping("skrank_ndcg@5", 2, verbose=False)
+    log: dict = {}
+    lgb.train({**PARAMS, "metric": "None"}, train, num_boost_round=8,
+              valid_sets=[train, valid], valid_names=["my_train", "held_out"],
+              feval=skrank.lightgbm.feval("ndcg@5", preset="lightgbm"),
+              callbacks=[stop, lgb.record_evaluation(log)])
+    assert stop._watched == "held_out's skrank_ndcg@5"
+    assert stop.history == log["held_out"]["skrank_ndcg@5"][: len(stop.history)]
+
+
+def test_lightgbm_public_names_the_early_stopping_relies_on():
+    # fails loudly if LightGBM renames what skrank reads instead of its private attributes
+    assert isinstance(lgb.CVBooster, type)
+    assert "self.name_valid_sets" in __import__("inspect").getsource(lgb.Booster.add_valid)

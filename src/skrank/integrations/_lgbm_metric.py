@@ -229,8 +229,10 @@ def eval_metric(
                                          "skrank.lightgbm.eval_metric"))
 
 
-feval.__doc__ = feval.__doc__.format(params=_FACTORY_DOC_PARAMS)
-eval_metric.__doc__ = eval_metric.__doc__.format(params=_FACTORY_DOC_PARAMS)
+if feval.__doc__ is not None:  # None under python -OO
+    feval.__doc__ = feval.__doc__.format(params=_FACTORY_DOC_PARAMS)
+if eval_metric.__doc__ is not None:
+    eval_metric.__doc__ = eval_metric.__doc__.format(params=_FACTORY_DOC_PARAMS)
 
 
 class _EarlyStopping:
@@ -281,14 +283,18 @@ class _EarlyStopping:
                 "(lightgbm.train) or eval_set= (LGBMRanker.fit), and the metric through "
                 "feval= / eval_metric=."
             )
-        train_name = getattr(env.model, "_train_data_name", "training")
-        if not hasattr(env.model, "_train_data_name"):  # lightgbm.cv: folds are 'train'/'valid'
-            train_name = "train"
+        lgb = _import_lightgbm("skrank.lightgbm.early_stopping")
+        if isinstance(env.model, lgb.CVBooster):  # lightgbm.cv: the folds' 'train'/'valid'
+            validation = {r[0] for r in results} - {"train"}
+        else:
+            # the public list of the validation sets' names (Booster.add_valid); anything
+            # else is the training data, whatever name lightgbm.train gave it
+            validation = set(env.model.name_valid_sets)
         candidates = [
             i
             for i, r in enumerate(results)
             if r[1] == self.metric_name
-            and (r[0] == self.data_name if self.data_name is not None else r[0] != train_name)
+            and (r[0] == self.data_name if self.data_name is not None else r[0] in validation)
         ]
         if not candidates:
             seen = sorted({f"{r[0]}'s {r[1]}" for r in results})

@@ -163,7 +163,8 @@ def custom_metric(
     )
 
 
-custom_metric.__doc__ = custom_metric.__doc__.format(params=_PARAMS)
+if custom_metric.__doc__ is not None:  # None under python -OO
+    custom_metric.__doc__ = custom_metric.__doc__.format(params=_PARAMS)
 
 
 # ----------------------------------------------------------------------------------------
@@ -476,4 +477,5 @@ def metric_callback(
                min_delta, save_best, output_margin, verbose)
 
 
-metric_callback.__doc__ = metric_callback.__doc__.format(params=_PARAMS)
+if metric_callback.__doc__ is not None:
+    metric_callback.__doc__ = metric_callback.__doc__.format(params=_PARAMS)
