@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_choice, check_int, param_error
 from ..exceptions import InputError
-from ._trec import Qrels, Run
+from ._arrow import import_pyarrow
+from ._common import where
+from ._trec import (
+    LineMap,
+    Qrels,
+    Run,
+    RunBlock,
+    _chunks,
+    encode,
+    first_repeat,
+    string_ranks,
+    to_str_array,
+)
 
 __all__ = ["AlignedRun", "align_run_qrels"]
 
@@ -90,31 +101,218 @@ def _listing(ids: np.ndarray, limit: int = 5) -> str:
     return shown + more
 
 
-def _report_duplicate(qid: list[str], doc: list[str], what: str, source: str) -> None:
-    """Raise the error for the first (qid, doc) pair met twice."""
-    seen: set[tuple[str, str]] = set()
-    for pair in zip(qid, doc):  # pragma: no branch - a repeat exists
-        if pair in seen:
-            raise InputError(
-                f"{source}: document {pair[1]!r} appears twice for query {pair[0]!r} in the "
-                f"{what}."
-            )
-        seen.add(pair)
+@dataclass
+class QrelsIndex:
+    """Judgements grouped by topic for joining runs with them, batch after batch.
 
-
-def _truncate(run: Run, max_docs: int) -> np.ndarray:
-    """Indices of the rows kept when each query keeps only its first ``max_docs`` documents.
-
-    Order is trec_eval's: score descending, ties by docno descending.
+    ``topics`` holds the distinct topics sorted as strings; the judgements of topic ``t`` are
+    rows ``order[start[t]:stop[t]]`` of the file (in file order).
     """
-    _, qcode = np.unique(run.qid, return_inverse=True)
-    _, dcode = np.unique(run.doc_id, return_inverse=True)
-    order = np.lexsort((-dcode.ravel(), -run.score, qcode.ravel()))
-    q_sorted = qcode.ravel()[order]
-    start = np.r_[0, np.flatnonzero(q_sorted[1:] != q_sorted[:-1]) + 1]
-    size = np.diff(np.r_[start, q_sorted.shape[0]])
-    rank = np.arange(q_sorted.shape[0]) - np.repeat(start, size)
-    return np.sort(order[rank < max_docs])
+
+    topics: Any
+    start: np.ndarray
+    stop: np.ndarray
+    order: np.ndarray
+    doc: Any
+    rel: np.ndarray
+    lines: LineMap | None
+    source: str
+
+    @property
+    def n_topics(self) -> int:
+        return int(self.start.shape[0])
+
+    def topic_strings(self, codes: np.ndarray) -> np.ndarray:
+        """Topic ids of the given topic codes, as a numpy str array."""
+        return to_str_array(self.topics.take(np.asarray(codes, dtype=np.int64)))
+
+
+def index_qrels(qid: Any, doc: Any, rel: np.ndarray, source: str,
+                lines: LineMap | None = None) -> QrelsIndex:
+    """Group judgements (pyarrow string columns and int labels) by topic.
+
+    Without ``lines`` (hand-built objects) a repeated (query, document) pair is reported
+    without line numbers.
+    """
+    qcode, qdict = encode(qid)
+    rank = string_ranks(qdict)
+    topic = rank[qcode]
+    if lines is None:
+        dcode, ddict = encode(doc)
+        repeat = first_repeat(topic * max(len(ddict), 1) + dcode)
+        if repeat is not None:
+            b = repeat[1]
+            raise InputError(
+                f"{source}: document {doc[b].as_py()!r} appears twice for query "
+                f"{qid[b].as_py()!r} in the qrels."
+            )
+    order = np.argsort(topic, kind="stable")
+    counts = np.bincount(topic, minlength=len(qdict))
+    stop = np.cumsum(counts)
+    return QrelsIndex(qdict.take(np.argsort(rank)), stop - counts, stop, order, doc,
+                      np.asarray(rel), lines, source)
+
+
+@dataclass
+class Joined:
+    """One batch of whole topics joined with the judgements, grouped by topic.
+
+    Rows are grouped by ``code`` (ascending: topics sorted as strings); within a topic the
+    retrieved documents come first in file order, then the judged documents not retrieved,
+    in qrels order. ``tiekey`` orders documents by id (as strings) within a topic.
+    """
+
+    topics: np.ndarray
+    code: np.ndarray
+    tiekey: np.ndarray
+    y_true: np.ndarray
+    y_score: np.ndarray
+    retrieved: np.ndarray
+    doc_source: Any
+    doc_rows: np.ndarray
+    run_only: np.ndarray
+    judged: np.ndarray
+    n_negative: int
+    candidates: np.ndarray
+    first_negative: tuple[int, float] | None = None
+
+    def __len__(self) -> int:
+        return int(self.code.shape[0])
+
+
+def _ranges(start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(start[i], stop[i])`` over i."""
+    lens = stop - start
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(start - (np.cumsum(lens) - lens), lens)
+    return np.arange(total, dtype=np.int64) + offsets
+
+
+def join(index: QrelsIndex, run: RunBlock, *, run_source: str, run_only: str = "ignore",
+         max_docs: int | None = None, extra_topics: np.ndarray | None = None) -> Joined:
+    """Join rows of a run (whole topics) with the judgements of their topics.
+
+    ``extra_topics`` (codes of ``index``) adds judged topics without any row in ``run``, as
+    unretrieved rows only. Raises on a document retrieved twice for a topic (naming the lines
+    when ``run.lines`` is known).
+    """
+    pa, _, pc = import_pyarrow("align_run_qrels")
+    n = len(run)
+    qcode, qdict = encode(run.qid)
+    tq = pc.index_in(qdict, value_set=index.topics).fill_null(-1).to_numpy()
+    tq = np.asarray(tq, dtype=np.int64)
+    judged = tq >= 0
+    run_only_topics = to_str_array(qdict.filter(pa.array(~judged))) if n else \
+        np.array([], dtype="<U1")
+    keep_topic = judged | (run_only == "include")
+    extra = np.zeros(0, dtype=np.int64) if extra_topics is None else extra_topics
+    # the topics of the batch, sorted as strings: local codes
+    names = pa.concat_arrays([qdict.filter(pa.array(keep_topic)),
+                              index.topics.take(pa.array(extra, type=pa.int64()))])
+    local_rank = string_ranks(names)
+    n_kept_topics = int(keep_topic.sum())
+    local_of_run_topic = np.full(len(qdict), -1, dtype=np.int64)
+    local_of_run_topic[keep_topic] = local_rank[:n_kept_topics]
+    qrels_topic_of_local = np.full(len(names), -1, dtype=np.int64)
+    qrels_topic_of_local[local_rank] = np.concatenate([tq[keep_topic], extra])
+    has_q = qrels_topic_of_local >= 0
+    # the judgements of those topics, in qrels order within each topic
+    qt = qrels_topic_of_local[has_q]
+    local_of_qrels_topic = np.full(index.n_topics, -1, dtype=np.int64)
+    local_of_qrels_topic[qt] = np.flatnonzero(has_q)
+    qrows = index.order[_ranges(index.start[qt], index.stop[qt])]
+    qlocal = np.repeat(np.flatnonzero(has_q), index.stop[qt] - index.start[qt])
+
+    # one dictionary for the documents of both: join key and tie order
+    qdocs = index.doc.take(pa.array(qrows, type=pa.int64()))
+    docs = pa.chunked_array(_chunks(run.doc) + _chunks(qdocs), type=pa.string())
+    dcode, ddict = encode(docs)
+    tie = string_ranks(ddict)[dcode]
+    width = max(len(ddict), 1)
+    drun, dq = dcode[:n], dcode[n:]
+
+    repeat = first_repeat(qcode * width + drun)
+    if repeat is not None:
+        a, b = repeat
+        doc, topic = run.doc[b].as_py(), run.qid[b].as_py()
+        if run.lines is None:
+            raise InputError(f"{run_source}: document {doc!r} appears twice for query "
+                             f"{topic!r} in the run.")
+        raise InputError(
+            f"{where(run_source, run.lines(b))}: document {doc!r} is retrieved twice for query "
+            f"{topic!r} (first on line {run.lines(a)}); trec_eval refuses duplicate documents "
+            "too."
+        )
+
+    rlocal = local_of_run_topic[qcode]
+    kept = np.flatnonzero(rlocal >= 0)
+    if max_docs is not None and kept.size:
+        # trec_eval -M: the first max_docs of each topic by score, ties by docno descending
+        order = np.lexsort((-tie[kept], -run.score[kept], rlocal[kept]))
+        sorted_local = rlocal[kept][order]
+        first = np.flatnonzero(np.r_[True, sorted_local[1:] != sorted_local[:-1]])
+        size = np.diff(np.r_[first, sorted_local.shape[0]])
+        rank = np.arange(sorted_local.shape[0]) - np.repeat(first, size)
+        kept = np.sort(kept[order[rank < max_docs]])
+
+    key_run = rlocal[kept] * width + drun[kept]
+    key_q = qlocal * width + dq
+    by_key = np.argsort(key_run, kind="stable")
+    sorted_keys = key_run[by_key]
+    pos = np.searchsorted(sorted_keys, key_q)
+    pos_ok = np.minimum(pos, max(sorted_keys.shape[0] - 1, 0))
+    found = (pos < sorted_keys.shape[0]) & (sorted_keys[pos_ok] == key_q) if kept.size else \
+        np.zeros(key_q.shape[0], dtype=bool)
+    rel = index.rel[qrows].astype(np.float64)
+    y_run = np.zeros(kept.shape[0], dtype=np.float64)
+    y_run[by_key[pos_ok[found]]] = rel[found]
+    missed = ~found
+
+    code = np.concatenate([rlocal[kept], qlocal[missed]])
+    order = np.argsort(code, kind="stable")
+    y_true = np.concatenate([y_run, rel[missed]])[order]
+    negative = y_true < 0
+    n_negative = int(np.count_nonzero(negative))
+    first_negative = None
+    if n_negative:
+        row = int(np.flatnonzero(negative)[0])
+        first_negative = (row, float(y_true[row]))
+        y_true[negative] = 0.0
+    n_ret = kept.shape[0]
+    retrieved = (np.arange(code.shape[0]) < n_ret)[order]
+    code = code[order]
+    return Joined(
+        topics=to_str_array(names.take(pa.array(np.argsort(local_rank), type=pa.int64()))),
+        code=code,
+        tiekey=np.concatenate([tie[:n][kept], tie[n:][missed]])[order],
+        y_true=y_true,
+        y_score=np.concatenate([run.score[kept], np.full(int(missed.sum()), -np.inf)])[order],
+        retrieved=retrieved,
+        doc_source=docs,
+        doc_rows=np.concatenate([kept, n + np.flatnonzero(missed)])[order],
+        run_only=np.sort(run_only_topics),
+        judged=tq[judged],
+        n_negative=n_negative,
+        candidates=np.bincount(code[retrieved], minlength=len(names)),
+        first_negative=first_negative,
+    )
+
+
+def _negative_error(joined: Joined, source: str) -> InputError:
+    row, label = joined.first_negative
+    doc = joined.doc_source.take(pa_index(joined.doc_rows[row: row + 1]))[0].as_py()
+    return InputError(
+        f"{source}: {joined.n_negative} judgements have a negative label, e.g. "
+        f"{label:g} for document {doc!r} of query {str(joined.topics[joined.code[row]])!r} "
+        f"(negative_rel='error'; 'zero' reads them as trec_eval does)."
+    )
+
+
+def pa_index(values: np.ndarray) -> Any:
+    pa, _, _ = import_pyarrow("align_run_qrels")
+    return pa.array(np.asarray(values, dtype=np.int64), type=pa.int64())
 
 
 def align_run_qrels(
@@ -195,47 +393,27 @@ def align_run_qrels(
     negative_rel = check_choice("negative_rel", negative_rel, _NEGATIVE_RULES, caller)
     max_docs = check_int("max_docs", max_docs, min_value=1, allow_none=True, caller=caller)
 
-    # Work on plain str / float64 arrays whatever the caller built the objects from.
-    run = Run(
-        np.asarray(run.qid).astype(str), np.asarray(run.doc_id).astype(str),
-        np.asarray(run.score, dtype=np.float64), run.name, run.source,
-    )
-    qrels = Qrels(
-        np.asarray(qrels.qid).astype(str), np.asarray(qrels.doc_id).astype(str),
+    pa, _, _ = import_pyarrow(caller)
+    # Work on str / float64 columns whatever the caller built the objects from.
+    index = index_qrels(
+        pa.array(np.asarray(qrels.qid).astype(str), type=pa.string()),
+        pa.array(np.asarray(qrels.doc_id).astype(str), type=pa.string()),
         np.asarray(qrels.rel), qrels.source,
     )
-    if max_docs is not None and len(run):
-        keep = _truncate(run, max_docs)
-        run = Run(run.qid[keep], run.doc_id[keep], run.score[keep], run.name, run.source)
-
-    rq, rd = run.qid.tolist(), run.doc_id.tolist()
-    qq, qd = qrels.qid.tolist(), qrels.doc_id.tolist()
-
-    # Hash join on (qid, docno), keyed on the run; building the dict also reveals repeats.
-    run_position = dict(zip(zip(rq, rd), range(len(rq))))
-    if len(run_position) != len(rq):
-        _report_duplicate(rq, rd, "run", run.source)
-    if len(set(zip(qq, qd))) != len(qq):
-        _report_duplicate(qq, qd, "qrels", qrels.source)
-    k = np.fromiter(
-        map(run_position.get, zip(qq, qd), repeat(-1)), dtype=np.int64, count=len(qq)
+    rows = RunBlock(
+        pa.array(np.asarray(run.qid).astype(str), type=pa.string()),
+        pa.array(np.asarray(run.doc_id).astype(str), type=pa.string()),
+        np.asarray(run.score, dtype=np.float64), LineMap(), run.name,
     )
-    found = k >= 0  # judged and retrieved
-    rel = qrels.rel.astype(np.float64)
-    y_true_run = np.zeros(len(rq), dtype=np.float64)
-    y_true_run[k[found]] = rel[found]
-
-    topic_list = sorted(set(rq).union(qq))
-    topic_code = {t: i for i, t in enumerate(topic_list)}
-    topics = np.array(topic_list, dtype=str)
-    rcode = np.fromiter(map(topic_code.__getitem__, rq), dtype=np.int64, count=len(rq))
-    qcode = np.fromiter(map(topic_code.__getitem__, qq), dtype=np.int64, count=len(qq))
-    in_run = np.zeros(topics.shape[0], dtype=bool)
-    in_run[rcode] = True
-    in_qrels = np.zeros(topics.shape[0], dtype=bool)
-    in_qrels[qcode] = True
-    run_only_qids = topics[in_run & ~in_qrels]
-    qrels_only_qids = topics[in_qrels & ~in_run]
+    rows.lines = None  # hand-built: no line numbers
+    seen = np.zeros(index.n_topics, dtype=bool)
+    tq = encode_topics(index, rows.qid)
+    seen[tq[tq >= 0]] = True
+    qrels_only_qids = index.topic_strings(np.flatnonzero(~seen))
+    extra = np.flatnonzero(~seen) if qrels_only == "include" else None
+    joined = join(index, rows, run_source=run.source, run_only=run_only, max_docs=max_docs,
+                  extra_topics=extra)
+    run_only_qids = joined.run_only
     if run_only == "error" and run_only_qids.size:
         raise InputError(
             f"{run.source}: {run_only_qids.size} queries of the run have no judgement in "
@@ -246,35 +424,22 @@ def align_run_qrels(
             f"{run.source}: {qrels_only_qids.size} judged queries of {qrels.source} have no "
             f"result in the run: {_listing(qrels_only_qids)} (qrels_only='error')."
         )
-
-    keep_run = in_qrels[rcode] | (run_only == "include")
-    keep_qrels = ~found & (in_run[qcode] | (qrels_only == "include"))
-
-    code = np.concatenate([rcode[keep_run], qcode[keep_qrels]])
-    order = np.argsort(code, kind="stable")
-    y_true = np.concatenate([y_true_run[keep_run], rel[keep_qrels]])[order]
-    negative = y_true < 0
-    n_negative = int(negative.sum())
-    if n_negative and negative_rel == "error":
-        row = int(np.flatnonzero(negative)[0])
-        qid_all = np.concatenate([run.qid[keep_run], qrels.qid[keep_qrels]])[order]
-        doc_all = np.concatenate([run.doc_id[keep_run], qrels.doc_id[keep_qrels]])[order]
-        raise InputError(
-            f"{qrels.source}: {n_negative} judgements have a negative label, e.g. "
-            f"{y_true[row]:g} for document {str(doc_all[row])!r} of query {str(qid_all[row])!r} "
-            f"(negative_rel='error'; 'zero' reads them as trec_eval does)."
-        )
-    y_true[negative] = 0.0
-    n_kept_run = int(keep_run.sum())
+    if joined.n_negative and negative_rel == "error":
+        raise _negative_error(joined, qrels.source)
     return AlignedRun(
-        qid=np.concatenate([run.qid[keep_run], qrels.qid[keep_qrels]])[order],
-        doc_id=np.concatenate([run.doc_id[keep_run], qrels.doc_id[keep_qrels]])[order],
-        y_true=y_true,
-        y_score=np.concatenate(
-            [run.score[keep_run], np.full(int(keep_qrels.sum()), -np.inf)]
-        )[order],
-        retrieved=(np.arange(code.shape[0]) < n_kept_run)[order],
+        qid=joined.topics[joined.code],
+        doc_id=to_str_array(joined.doc_source.take(pa_index(joined.doc_rows))),
+        y_true=joined.y_true,
+        y_score=joined.y_score,
+        retrieved=joined.retrieved,
         run_only_qids=run_only_qids,
         qrels_only_qids=qrels_only_qids,
-        n_negative_rel=n_negative,
+        n_negative_rel=joined.n_negative,
     )
+
+
+def encode_topics(index: QrelsIndex, qid: Any) -> np.ndarray:
+    """Code in ``index`` of each row's topic (-1: not judged)."""
+    _, _, pc = import_pyarrow("align_run_qrels")
+    out = pc.index_in(qid, value_set=index.topics).fill_null(-1).to_numpy()
+    return np.asarray(out, dtype=np.int64)

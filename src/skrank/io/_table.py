@@ -247,7 +247,10 @@ def read_table(
 
     def numeric(column: str, what: str) -> np.ndarray:
         missing(column)
-        values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64)
+        try:
+            values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):  # e.g. a Parquet column of lists
+            values = np.array([_number(v) for v in frame[column].tolist()], dtype=np.float64)
         bad = np.isnan(values)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
@@ -265,14 +268,37 @@ def read_table(
             return values.to_numpy(dtype=str)
         return values.to_numpy()
 
+    if len(frame) == 0:
+        where_ = "line 2" if fmt != "parquet" else "row 0"
+        raise InputError(f"{name}, {where_}: no data rows (the table has only its header).")
+    qids = ids(qid)
+    docs = ids(doc_id) if doc_id is not None else None
+    if docs is not None:
+        repeated = frame.duplicated([qid, doc_id]).to_numpy()
+        if repeated.any():
+            row = int(np.flatnonzero(repeated)[0])
+            same = (qids == qids[row]) & (docs == docs[row])
+            first = int(np.flatnonzero(same)[0])
+            raise InputError(
+                f"{name}, {_row_place(fmt, row)}: document {str(docs[row])!r} appears twice "
+                f"for query {str(qids[row])!r} (first on {_row_place(fmt, first)})."
+            )
     return ScoreTable(
-        qid=ids(qid),
+        qid=qids,
         y_true=numeric(label, "numeric relevance labels"),
         scores={c: numeric(c, "numeric scores") for c in score_names},
-        doc_id=ids(doc_id) if doc_id is not None else None,
+        doc_id=docs,
         extra={c: frame[c].to_numpy() for c in extra_names},
         source=name,
     )
+
+
+def _number(value: Any) -> float:
+    """``value`` as a float, NaN when it is not one number (lists, text, ...)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 def read_scores(source: Source) -> np.ndarray:

@@ -11,97 +11,240 @@ a ``#`` anywhere else is an ordinary character, so ids such as
 
 from __future__ import annotations
 
-import gc
-import re
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..exceptions import InputError
-from ._common import Source, read_text, source_name, to_array, where
+from ._arrow import CHUNK_BYTES, Block, bad_value, import_pyarrow, iter_blocks
+from ._common import Source, source_name, where
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run"]
 
-
-# A comment line after the first: '#' as its first non-blank character (the pattern starts
-# with a literal, which lets the regex engine skip ahead quickly).
-_COMMENT = re.compile(r"\n[ \t\r\f\v]*#")
+_QRELS_NAMES = ["qid", "iter", "doc", "rel"]
+_RUN_NAMES = ["qid", "q0", "doc", "rank", "score", "tag"]
 
 
-class _NoGC:
-    """Pause the cyclic garbage collector while millions of small lists are built.
+class LineMap:
+    """Where the rows of a column come from: row -> line of the file.
 
-    The parsers create no reference cycles; without the pause CPython's collector rescans the
-    growing lists again and again and parsing a million lines takes several times longer.
+    Built from the pieces (blocks, or parts of blocks) the rows were taken from; lines are
+    only looked up to write an error message.
     """
 
-    def __enter__(self) -> None:
-        self._was_enabled = gc.isenabled()
-        gc.disable()
+    def __init__(self) -> None:
+        self._pieces: list[tuple[int, int, np.ndarray | None, int]] = []
+        self.n_rows = 0
 
-    def __exit__(self, *exc: object) -> None:
-        if self._was_enabled:
-            gc.enable()
+    def add(self, block: Block, start: int = 0, stop: int | None = None) -> None:
+        """Append rows ``start:stop`` of ``block``."""
+        stop = len(block) if stop is None else stop
+        if stop > start:
+            self._pieces.append((self.n_rows, block.first_line, block.offsets, start))
+            self.n_rows += stop - start
+
+    def extend(self, other: LineMap, start: int = 0, stop: int | None = None) -> None:
+        """Append rows ``start:stop`` of another map."""
+        stop = other.n_rows if stop is None else stop
+        for i, (begin, first, offsets, skip) in enumerate(other._pieces):
+            end = other._pieces[i + 1][0] if i + 1 < len(other._pieces) else other.n_rows
+            lo, hi = max(begin, start), min(end, stop)
+            if hi > lo:
+                self._pieces.append((self.n_rows, first, offsets, skip + lo - begin))
+                self.n_rows += hi - lo
+
+    def __call__(self, row: int) -> int:
+        starts = [p[0] for p in self._pieces]
+        i = int(np.searchsorted(starts, row, side="right")) - 1
+        begin, first, offsets, skip = self._pieces[i]
+        idx = row - begin + skip
+        return first + int(idx if offsets is None else offsets[idx])
 
 
-def _split_lines(text: str) -> tuple[list[list[str]], list[int]]:
-    """Split ``text`` into lines of fields, skipping blank and comment lines.
+def encode(column: Any) -> tuple[np.ndarray, Any]:
+    """Dictionary-encode a pyarrow string column: (int64 codes, dictionary of distinct values
+    in order of first appearance)."""
+    pa, _, pc = import_pyarrow("encode")
+    enc = pc.dictionary_encode(column)
+    if isinstance(enc, pa.ChunkedArray):
+        if enc.num_chunks == 0:
+            return np.zeros(0, dtype=np.int64), pa.array([], type=pa.string())
+        codes = np.concatenate([c.indices.to_numpy() for c in enc.chunks])
+        return codes.astype(np.int64), enc.chunk(0).dictionary
+    return enc.indices.to_numpy().astype(np.int64), enc.dictionary
 
-    Returns the kept lines' fields and their 1-based line numbers. Lines end at ``\\n`` only
-    (a trailing ``\\r`` is whitespace), as in trec_eval.
+
+def string_ranks(values: Any) -> np.ndarray:
+    """Rank of each string of a pyarrow array in byte (= code point) order, as int64."""
+    _, _, pc = import_pyarrow("string_ranks")
+    order = pc.array_sort_indices(values).to_numpy()
+    ranks = np.empty(order.shape[0], dtype=np.int64)
+    ranks[order] = np.arange(order.shape[0], dtype=np.int64)
+    return ranks
+
+
+def first_repeat(key: np.ndarray) -> tuple[int, int] | None:
+    """(first row, repeating row) of the earliest row whose key an earlier row has, or None.
+
+    A stable sort: fast on the nearly sorted keys of a run whose topics are contiguous.
     """
-    rows = [line.split() for line in text.split("\n")]
-    has_comments = "#" in text and (
-        text.lstrip(" \t\r\f\v").startswith("#") or _COMMENT.search(text) is not None
-    )
-    if not has_comments and all(rows[:-1]):  # the common case: no blank line but the last
-        if rows and not rows[-1]:
-            rows.pop()
-        return rows, list(range(1, len(rows) + 1))
-    keep = [i for i, r in enumerate(rows) if r and not (has_comments and r[0][0] == "#")]
-    return [rows[i] for i in keep], [i + 1 for i in keep]
+    if key.shape[0] < 2:
+        return None
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    repeat = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
+    if not repeat.size:
+        return None
+    b = int(order[repeat + 1].min())
+    a = int(order[np.searchsorted(sorted_key, key[b])])
+    return a, b
 
 
-def _check_not_empty(rows: list[list[str]], name: str, what: str) -> None:
-    if not rows:
-        raise InputError(f"{name}: no {what} (the file is empty or only has comments).")
+def to_str_array(column: Any) -> np.ndarray:
+    """A pyarrow string column as a numpy ``str`` array (the readers' public type)."""
+    values = column.to_numpy(zero_copy_only=False) if len(column) else []
+    return np.array(values, dtype=str) if len(values) else np.array([], dtype="<U1")
 
 
-def _check_field_counts(
-    rows: list[list[str]], linenos: list[int], name: str, *, exact: int | None, at_least: int,
-    layout: str,
-) -> None:
-    lens = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    bad = (lens != exact) if exact is not None else (lens < at_least)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        expected = f"{exact}" if exact is not None else f"at least {at_least}"
-        raise InputError(
-            f"{where(name, linenos[i])}: malformed line; expected {expected} fields "
-            f"'{layout}', got {len(rows[i])}: {' '.join(rows[i])[:100]!r}."
-        )
+def _refuse_label(column: str, tokens: list[str]) -> tuple[int, str]:
+    i = bad_value(tokens, "int")
+    return i, f"the relevance label {tokens[i]!r} is not an integer (of at most 18 digits)."
 
 
-def _check_duplicates(
-    qid: list[str], doc: list[str], linenos: list[int], name: str, verb: str, what: str
-) -> None:
+def _refuse_score(column: str, tokens: list[str]) -> tuple[int, str]:
+    i = bad_value(tokens, "float")
+    return i, f"the score {tokens[i]!r} is not a number."
+
+
+@dataclass
+class QrelsColumns:
+    """A qrels file as pyarrow columns (``qid``, ``doc``: strings) and int64 labels."""
+
+    qid: Any
+    doc: Any
+    rel: np.ndarray
+    lines: LineMap
+    source: str
+
+    def __len__(self) -> int:
+        return int(self.rel.shape[0])
+
+
+def read_qrels_columns(source: Source, caller: str = "read_qrels") -> QrelsColumns:
+    """Read a qrels file into columns, checking every line (see :func:`read_qrels`)."""
+    pa, _, pc = import_pyarrow(caller)
+    name = source_name(source)
+    lines = LineMap()
+    qid, doc, rel = [], [], []
+    for block in iter_blocks(source, names=_QRELS_NAMES,
+                             keep={"qid": pa.string(), "doc": pa.string(), "rel": pa.string()},
+                             exact=4, at_least=4, layout="qid iter docno rel",
+                             refuse=_refuse_label, caller=caller):
+        labels = block.table.column("rel")
+        try:
+            values = pc.cast(labels, pa.int64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            tokens = labels.to_pylist()  # the error path: e.g. '+1' (atol reads it) or '1.5'
+            i = bad_value(tokens, "int")
+            if i >= 0:
+                raise InputError(f"{where(name, block.line(i))}: {_refuse_label('', tokens)[1]}")\
+                    from None
+            values = pa.array([int(t) for t in tokens], type=pa.int64())
+        lines.add(block)
+        qid.append(block.table.column("qid"))
+        doc.append(block.table.column("doc"))
+        rel.append(np.asarray(values))
+    if not rel:
+        raise InputError(f"{name}: no judgements (the file is empty or only has comments).")
+    qids = pa.chunked_array([c for part in qid for c in part.chunks], type=pa.string())
+    docs = pa.chunked_array([c for part in doc for c in part.chunks], type=pa.string())
+    out = QrelsColumns(qids, docs, np.concatenate(rel).astype(np.int64), lines, name)
+    check_pairs(out.qid, out.doc, lines, name, "judged", "judgements")
+    return out
+
+
+def check_pairs(qid: Any, doc: Any, lines: LineMap, name: str, verb: str, what: str) -> None:
     """Raise on the first (qid, doc) pair met twice, naming both lines (as trec_eval stops)."""
-    pairs = list(zip(qid, doc))
-    if len(set(pairs)) == len(pairs):
+    qcode, _ = encode(qid)
+    dcode, ddict = encode(doc)
+    repeat = first_repeat(qcode * max(len(ddict), 1) + dcode)
+    if repeat is None:
         return
-    seen: dict[tuple[str, str], int] = {}
-    for b, p in enumerate(pairs):  # pragma: no branch - a repeat exists
-        a = seen.setdefault(p, b)
-        if a != b:
+    a, b = repeat
+    raise InputError(
+        f"{where(name, lines(b))}: document {doc[b].as_py()!r} is {verb} twice for query "
+        f"{qid[b].as_py()!r} (first on line {lines(a)}); trec_eval refuses duplicate {what} too."
+    )
+
+
+@dataclass
+class RunBlock:
+    """Rows of a run: pyarrow string columns, float64 scores and where they come from."""
+
+    qid: Any
+    doc: Any
+    score: np.ndarray
+    lines: LineMap
+    tag: str
+
+    def __len__(self) -> int:
+        return int(self.score.shape[0])
+
+
+def iter_run_blocks(source: Source, *, chunk_bytes: int = CHUNK_BYTES,
+                    caller: str = "read_run") -> Any:
+    """Yield the rows of a run file block by block, each value checked (see
+    :func:`read_run`); the blocks follow the file, so a topic may span two of them."""
+    pa, _, _ = import_pyarrow(caller)
+    name = source_name(source)
+    for block in iter_blocks(source, names=_RUN_NAMES,
+                             keep={"qid": pa.string(), "doc": pa.string(),
+                                   "score": pa.float64()},
+                             exact=None, at_least=6, layout="qid Q0 docno rank score tag",
+                             refuse=_refuse_score, chunk_bytes=chunk_bytes, caller=caller):
+        score = block.table.column("score").to_numpy()
+        if not np.isfinite(score).all():
+            i = int(np.flatnonzero(~np.isfinite(score))[0])
+            if np.isnan(score[i]):
+                raise InputError(f"{where(name, block.line(i))}: the score is NaN.")
+            token = block.fields(i)[4]
             raise InputError(
-                f"{where(name, linenos[b])}: document {doc[b]!r} is {verb} twice for query "
-                f"{qid[b]!r} (first on line {linenos[a]}); trec_eval refuses duplicate {what} "
-                f"too."
+                f"{where(name, block.line(i))}: the score {token!r} is not a finite number "
+                "(skrank ranks by finite scores)."
             )
+        lines = LineMap()
+        lines.add(block)
+        yield RunBlock(block.table.column("qid"), block.table.column("doc"), score, lines,
+                       block.last_fields()[5])
 
 
-def _as_str_array(values: list[str]) -> np.ndarray:
-    return np.array(values, dtype=str) if values else np.array([], dtype="<U1")
+def concat_run_blocks(blocks: list[RunBlock]) -> RunBlock:
+    """One block of all the rows of ``blocks``."""
+    pa, _, _ = import_pyarrow("concat_run_blocks")
+    lines = LineMap()
+    for b in blocks:
+        lines.extend(b.lines)
+    return RunBlock(
+        pa.chunked_array([c for b in blocks for c in _chunks(b.qid)], type=pa.string()),
+        pa.chunked_array([c for b in blocks for c in _chunks(b.doc)], type=pa.string()),
+        np.concatenate([b.score for b in blocks]) if blocks else np.zeros(0),
+        lines, blocks[-1].tag if blocks else "",
+    )
+
+
+def _chunks(column: Any) -> list[Any]:
+    return list(column.chunks) if hasattr(column, "chunks") else [column]
+
+
+def read_run_columns(source: Source, caller: str = "read_run") -> RunBlock:
+    """Read a whole run into columns, every line and pair checked (see :func:`read_run`)."""
+    name = source_name(source)
+    run = concat_run_blocks(list(iter_run_blocks(source, caller=caller)))
+    if not len(run):
+        raise InputError(f"{name}: no results (the file is empty or only has comments).")
+    check_pairs(run.qid, run.doc, run.lines, name, "retrieved", "documents")
+    return run
 
 
 @dataclass(frozen=True, eq=False)
@@ -204,24 +347,9 @@ def read_qrels(source: Source) -> Qrels:
     >>> qrels.qid, qrels.doc_id, qrels.rel
     (array(['301', '301'], dtype='<U3'), array(['FT-1', 'doc#7'], dtype='<U5'), array([2, 0]))
     """
-    name = source_name(source)
-    text = read_text(source)
-    with _NoGC():
-        rows, linenos = _split_lines(text)
-        _check_not_empty(rows, name, "judgements")
-        _check_field_counts(rows, linenos, name, exact=4, at_least=4,
-                            layout="qid iter docno rel")
-        qid = [r[0] for r in rows]
-        doc = [r[2] for r in rows]
-        rel_tokens = [r[3] for r in rows]
-        rel = to_array(rel_tokens, int, np.int64)
-        if isinstance(rel, int):
-            raise InputError(
-                f"{where(name, linenos[rel])}: the relevance label {rel_tokens[rel]!r} is not an "
-                f"integer (of at most 18 digits)."
-            )
-        _check_duplicates(qid, doc, linenos, name, "judged", "judgements")
-        return Qrels(qid=_as_str_array(qid), doc_id=_as_str_array(doc), rel=rel, source=name)
+    cols = read_qrels_columns(source)
+    return Qrels(qid=to_str_array(cols.qid), doc_id=to_str_array(cols.doc), rel=cols.rel,
+                 source=cols.source)
 
 
 def read_run(source: Source) -> Run:
@@ -260,28 +388,6 @@ def read_run(source: Source) -> Run:
     >>> run.doc_id, run.score, run.name
     (array(['FT-1', 'doc#7'], dtype='<U5'), array([2.5 , 1.25]), 'bm25')
     """
-    name = source_name(source)
-    text = read_text(source)
-    with _NoGC():
-        rows, linenos = _split_lines(text)
-        _check_not_empty(rows, name, "results")
-        _check_field_counts(rows, linenos, name, exact=None, at_least=6,
-                            layout="qid Q0 docno rank score tag")
-        qid = [r[0] for r in rows]
-        doc = [r[2] for r in rows]
-        score_tokens = [r[4] for r in rows]
-        score = to_array(score_tokens, float, np.float64)
-        if isinstance(score, int):
-            raise InputError(
-                f"{where(name, linenos[score])}: the score {score_tokens[score]!r} is not a "
-                f"number."
-            )
-        if np.isnan(score).any():
-            i = int(np.flatnonzero(np.isnan(score))[0])
-            raise InputError(f"{where(name, linenos[i])}: the score is NaN.")
-        _check_duplicates(qid, doc, linenos, name, "retrieved", "documents")
-        tag = rows[-1][5]
-        return Run(
-            qid=_as_str_array(qid), doc_id=_as_str_array(doc), score=score, name=tag,
-            source=name,
-        )
+    run = read_run_columns(source)
+    return Run(qid=to_str_array(run.qid), doc_id=to_str_array(run.doc), score=run.score,
+               name=run.tag, source=source_name(source))
