@@ -9,14 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 from .._validation import check_choice, check_int
 from ..exceptions import InputError
-from ._checks import as_vector, check_open_unit, check_seed, resolve_seed
+from ._checks import LazyModule, as_vector, check_open_unit, check_seed, resolve_seed
 from ._results import Interval
 
 __all__ = ["bootstrap_ci"]
+
+special = LazyModule("scipy.special")
 
 #: Elements (indices) drawn per chunk: about 8 MB of int64, which keeps memory flat whatever
 #: the number of queries and resamples.
@@ -65,13 +66,13 @@ def bca_interval(d: np.ndarray, boot: np.ndarray, confidence: float) -> tuple[fl
     share = (below + 0.5 * equal) / boot.size
     if share <= 0.0 or share >= 1.0:
         return float("nan"), float("nan")
-    z0 = float(ndtri(share))
+    z0 = float(special.ndtri(share))
     e = d - theta
     s2 = float(np.dot(e, e))
     accel = float(np.sum(e**3)) / (6.0 * s2**1.5) if s2 > 0 else 0.0
     alpha = (1.0 - confidence) / 2.0
-    z = ndtri(np.array([alpha, 1.0 - alpha]))
-    levels = ndtr(z0 + (z0 + z) / (1.0 - accel * (z0 + z)))
+    z = special.ndtri(np.array([alpha, 1.0 - alpha]))
+    levels = special.ndtr(z0 + (z0 + z) / (1.0 - accel * (z0 + z)))
     lo, hi = np.quantile(boot, levels)
     return float(lo), float(hi)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import numbers
 from typing import Any
 
@@ -80,3 +81,14 @@ def preview(values: Any, limit: int = 10) -> str:
     vals = [v.item() if isinstance(v, np.generic) else v for v in list(values)[:limit]]
     text = ", ".join(repr(v) for v in vals)
     return text + (", ..." if len(values) > limit else "")
+
+
+class LazyModule:
+    """A module imported on first attribute access: scipy's statistics cost about a second to
+    import, which ``skrank eval`` without a comparison should not pay."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)

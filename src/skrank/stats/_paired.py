@@ -7,13 +7,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from .._validation import check_choice, check_int, param_error
 from ..exceptions import InputError
 from ..metrics._result import MetricResult
 from ._bootstrap import bca_interval, bootstrap_means, percentile_interval
 from ._checks import (
+    LazyModule,
     as_vector,
     check_alternative,
     check_nonneg_real,
@@ -33,6 +33,8 @@ from ._results import (
     QueryDifference,
     SignificanceTest,
 )
+
+stats = LazyModule("scipy.stats")
 
 __all__ = ["compare_many", "paired_comparison"]
 

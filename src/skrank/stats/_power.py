@@ -14,12 +14,13 @@ import math
 import numbers
 from typing import Any
 
-from scipy import optimize, special
-
 from .._validation import check_choice, check_int, param_error
-from ._checks import check_alternative, check_nonneg_real, check_open_unit
+from ._checks import LazyModule, check_alternative, check_nonneg_real, check_open_unit
 
 __all__ = ["minimum_detectable_difference", "power"]
+
+optimize = LazyModule("scipy.optimize")
+special = LazyModule("scipy.special")
 
 _METHODS = ("t", "normal")
 
