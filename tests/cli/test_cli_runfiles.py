@@ -1,0 +1,132 @@
+"""``skrank eval`` on TREC runs read in batches of whole topics (issue 12).
+
+A run whose topics come in contiguous blocks is evaluated batch by batch; the batches are made
+small here (a few hundred bytes) so that trec_eval's test files span many of them. The output
+must equal the one-pass output, the input line says how many batches were read, and a run whose
+topics come back later is read whole, with a note saying so.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import skrank.cli
+
+from .conftest import TREC
+
+MEASURES = ["--preset", "trec_eval", "-m", "map,recip_rank,ndcg", "-m", "P.5,10",
+            "-m", "ndcg_cut.10", "--format", "trec", "-q"]
+
+
+def _error_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.mark.parametrize("options", [[], ["-c"], ["-c", "-M", "100"]])
+def test_batches_give_the_one_pass_output(cli, monkeypatch, options):
+    run = "results.trunc" if "-c" in options else "results.test"
+    code, whole, err = cli("eval", *MEASURES, *options, TREC / "qrels.test", TREC / run)
+    assert code == 0, err
+    monkeypatch.setattr(skrank.cli, "_CHUNK_BYTES", 2000)
+    code, batched, err = cli("eval", *MEASURES, *options, TREC / "qrels.test", TREC / run)
+    assert code == 0, err
+    assert batched == whole
+    code, text, _ = cli("eval", "--preset", "trec_eval", "-m", "map", TREC / "qrels.test",
+                        TREC / run)
+    if run == "results.test":
+        assert "batches of whole topics" in text
+    else:  # results.trunc deals its topics 301 and 303 out in turn
+        assert "results.trunc: read whole, not in batches" in text
+
+
+def test_text_output_names_the_batches_and_equals_one_pass(cli, monkeypatch):
+    args = ["eval", "--preset", "trec_eval", "-m", "ndcg_cut.10,map", TREC / "qrels.test",
+            TREC / "results.test"]
+    _, whole, _ = cli(*args)
+    monkeypatch.setattr(skrank.cli, "_CHUNK_BYTES", 4000)
+    _, batched, _ = cli(*args)
+    assert "1,500 results, read in " in batched and " batches of whole topics" in batched
+
+    def others(text):
+        return [line for line in text.splitlines() if not line.startswith("input: run")]
+
+    assert others(batched) == others(whole)
+
+
+def test_interleaved_topics_are_read_whole_with_a_note(cli, monkeypatch, tmp_path):
+    lines = (TREC / "results.test").read_text().splitlines()
+    by_topic: dict[str, list[str]] = {}
+    for line in lines:
+        by_topic.setdefault(line.split()[0], []).append(line)
+    topics = list(by_topic.values())
+    dealt = [line for j in range(0, 500, 50) for t in topics for line in t[j:j + 50]]
+    run = tmp_path / "dealt.run"
+    run.write_text("\n".join(dealt) + "\n")
+    args = ["eval", *MEASURES, TREC / "qrels.test", run]
+    _, expected, _ = cli("eval", *MEASURES, TREC / "qrels.test", TREC / "results.test")
+    monkeypatch.setattr(skrank.cli, "_CHUNK_BYTES", 3000)
+    code, out, err = cli(*args)
+    assert code == 0, err
+    assert out == expected
+    code, text, _ = cli("eval", "--preset", "trec_eval", "-m", "map", TREC / "qrels.test", run)
+    assert "dealt.run: read whole, not in batches: its topics are not in contiguous blocks " \
+           "(topic '301' comes back on line " in " ".join(text.split())
+
+
+def test_label_the_gain_cannot_take_names_the_qrels_line(cli, tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 1001\n")
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    code, _, err = cli("eval", "-m", "ndcg@10", qrels, run)
+    assert code == 1
+    assert "qrels.txt, line 2: the relevance label 1001 is above 1000, the largest label " \
+           "gain=exp takes" in _error_line(err)
+    code, _, err = cli("eval", "--preset", "trec_eval", "-m", "ndcg@10", qrels, run)
+    assert code == 0, err  # linear gain: any label
+    code, _, err = cli("eval", "--gain", "0,1,3", "-m", "ndcg@10", qrels, run)
+    assert "qrels.txt, line 2: the relevance label 1001 has no gain in the table of 3 gains" \
+        in _error_line(err)
+
+
+@pytest.mark.parametrize(("score", "message"), [
+    ("inf", "run.txt, line 2: the score 'inf' is not a finite number"),
+    ("1e400", "run.txt, line 2: the score '1e400' is not a finite number"),
+    ("1_5", "run.txt, line 2: the score '1_5' is not a number"),
+])
+def test_bad_scores_are_one_line_naming_the_line(cli, tmp_path, score, message):
+    run = tmp_path / "run.txt"
+    run.write_text(f"301 Q0 a 1 2 t\n301 Q0 b 2 {score} t\n")
+    code, _, err = cli("eval", TREC / "qrels.test", run)
+    assert code == 1
+    assert message in _error_line(err)
+
+
+def test_repeated_document_in_a_batch_names_both_lines(cli, tmp_path, monkeypatch):
+    lines = (TREC / "results.test").read_text().splitlines()
+    lines.insert(800, lines[700])
+    run = tmp_path / "dup.run"
+    run.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(skrank.cli, "_CHUNK_BYTES", 5000)
+    code, _, err = cli("eval", TREC / "qrels.test", run)
+    assert code == 1
+    assert "dup.run, line 801: document " in err and "(first on line 701)" in err
+
+
+def test_eval_without_comparison_imports_no_scipy_stats_nor_matplotlib():
+    code = (
+        "import sys\n"
+        "from skrank.cli import main\n"
+        f"main(['eval', '-m', 'map', {str(TREC / 'qrels.test')!r}, "
+        f"{str(TREC / 'results.test')!r}])\n"
+        "print(sorted(m for m in ('scipy.stats', 'matplotlib', 'scipy.optimize') "
+        "if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
