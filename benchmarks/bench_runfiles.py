@@ -1,0 +1,249 @@
+"""Run files at disk speed: ``skrank eval`` against pytrec_eval and ranx on TREC runs (issue 12).
+
+Generates TREC runs of 2M and 7M lines (2,000 and 7,000 topics x 1,000 documents, scores
+with one decimal so that most topics hold ties, document ids that repeat across topics) and
+their qrels (200 judgements per topic: 150 retrieved documents and 50 the run missed, labels
+0..3), then evaluates NDCG@10, AP and RR with trec_eval's conventions by three tools, each in
+a fresh process, reporting wall time and peak RSS (``os.wait4``'s ``ru_maxrss`` of the child):
+
+* ``skrank eval --preset trec_eval -m ndcg_cut_10 -m map -m recip_rank QRELS RUN``;
+* pytrec_eval: the files parsed into its ``{qid: {docid: value}}`` dicts by a plain loop,
+  then ``RelevanceEvaluator(...).evaluate(run)``;
+* ranx: ``Qrels.from_file`` + ``Run.from_file`` (kind ``trec``) + ``evaluate`` (numba
+  compiles on the first call in a fresh process; that time counts, as a user pays it).
+  ranx is skipped at 7M lines when it took over ``--ranx-limit`` seconds at 2M lines scaled
+  by 3.5.
+
+``--memory`` adds the bounded-memory check: a topic-contiguous run of about ``--big-gb`` GB
+(default 1.5) evaluated by ``skrank eval`` (read in batches of whole topics), and the same
+run interleaved (topics dealt out round-robin in blocks of 100 lines), which must be read
+whole. Files go to ``--dir`` (default: a temporary directory, removed at the end).
+
+    .venv/bin/python benchmarks/bench_runfiles.py [--sizes 2,7] [--memory] [--dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+DOCS_PER_TOPIC = 1000
+
+PYTREC = r"""
+import sys, time, json
+import pytrec_eval
+t0 = time.perf_counter()
+qrels = {}
+with open(sys.argv[1]) as fh:
+    for line in fh:
+        q, _, d, r = line.split()
+        qrels.setdefault(q, {})[d] = int(r)
+run = {}
+with open(sys.argv[2]) as fh:
+    for line in fh:
+        q, _, d, _, s, _ = line.split()[:6]
+        run.setdefault(q, {})[d] = float(s)
+t1 = time.perf_counter()
+ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank"})
+res = ev.evaluate(run)
+t2 = time.perf_counter()
+n = len(res)
+print(json.dumps({"parse_s": t1 - t0, "eval_s": t2 - t1,
+                  "ndcg_cut_10": sum(v["ndcg_cut_10"] for v in res.values()) / n,
+                  "map": sum(v["map"] for v in res.values()) / n,
+                  "recip_rank": sum(v["recip_rank"] for v in res.values()) / n}))
+"""
+
+RANX = r"""
+import sys, time, json
+from ranx import Qrels, Run, evaluate
+t0 = time.perf_counter()
+qrels = Qrels.from_file(sys.argv[1], kind="trec")
+run = Run.from_file(sys.argv[2], kind="trec")
+t1 = time.perf_counter()
+res = evaluate(qrels, run, ["ndcg@10", "map", "mrr"])
+t2 = time.perf_counter()
+print(json.dumps({"parse_s": t1 - t0, "eval_s": t2 - t1, **{k: float(v) for k, v in res.items()}}))
+"""
+
+
+def write_files(folder: Path, n_topics: int, *, seed: int = 12, interleave: bool = False,
+                tag: str = "") -> tuple[Path, Path]:
+    """Write ``run`` and ``qrels`` files for ``n_topics`` x 1,000 documents."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    rng = np.random.default_rng(seed)
+    run_path = folder / f"run{tag}_{n_topics}.txt"
+    qrels_path = folder / f"qrels_{n_topics}.txt"
+    options = csv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    step = 500  # topics per write
+    with open(run_path, "wb") as out:
+        rows = []
+        for t0 in range(0, n_topics, step):
+            t = np.arange(t0, min(t0 + step, n_topics))
+            k = DOCS_PER_TOPIC
+            doc = rng.integers(0, 20_000, size=(t.size, k)) * k + np.arange(k)
+            score = np.round(rng.normal(size=(t.size, k)) * 3, 1)
+            order = np.argsort(-score, axis=1, kind="stable")
+            doc = np.take_along_axis(doc, order, axis=1)
+            score = np.take_along_axis(score, order, axis=1)
+            table = pa.table({
+                "qid": pa.array(np.repeat(t + 1001, k).astype(str)),
+                "q0": pa.array(np.full(t.size * k, "Q0")),
+                "doc": pa.array(np.char.add("D", doc.ravel().astype(str))),
+                "rank": pa.array(np.tile(np.arange(1, k + 1), t.size)),
+                "score": pa.array(score.ravel()),
+                "tag": pa.array(np.full(t.size * k, "bench")),
+            })
+            if interleave:
+                rows.append(table)
+            else:
+                csv.write_csv(table, out, options)
+        if interleave:  # topics dealt out round-robin, 100 lines at a time
+            table = pa.concat_tables(rows)
+            n = table.num_rows
+            block = np.arange(n) // 100
+            topic = block // (DOCS_PER_TOPIC // 100)
+            within = block % (DOCS_PER_TOPIC // 100)
+            order = np.lexsort((np.arange(n), topic, within))
+            csv.write_csv(table.take(pa.array(order)), out, options)
+    if not qrels_path.exists():
+        rng = np.random.default_rng(seed)  # the same documents as the run
+        with open(qrels_path, "wb") as out:
+            for t0 in range(0, n_topics, step):
+                t = np.arange(t0, min(t0 + step, n_topics))
+                k = DOCS_PER_TOPIC
+                doc = rng.integers(0, 20_000, size=(t.size, k)) * k + np.arange(k)
+                rng.normal(size=(t.size, k))  # the scores, to stay in step with the run
+                # 150 retrieved documents and 50 the run missed
+                judged = np.concatenate([doc[:, :150], doc[:, :50] + 20_000 * k], axis=1)
+                label = rng.choice(4, size=judged.shape, p=[0.6, 0.2, 0.12, 0.08])
+                table = pa.table({
+                    "qid": pa.array(np.repeat(t + 1001, judged.shape[1]).astype(str)),
+                    "iter": pa.array(np.zeros(judged.size, dtype=np.int64)),
+                    "doc": pa.array(np.char.add("D", judged.ravel().astype(str))),
+                    "rel": pa.array(label.ravel()),
+                })
+                csv.write_csv(table, out, options)
+    return qrels_path, run_path
+
+
+def measure(cmd: list[str], timeout: float | None = None) -> dict:
+    """Wall time, peak RSS and output of ``cmd`` in a fresh process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {"timeout": timeout}
+    wall = time.perf_counter() - t0
+    # the child has been reaped by communicate(); its rusage is in RUSAGE_CHILDREN only as
+    # a maximum over all children, so each tool runs under /usr/bin/time -v instead
+    return {"wall_s": wall, "stdout": out, "stderr": err, "rc": proc.returncode}
+
+
+def timed(cmd: list[str], timeout: float | None = None) -> dict:
+    """``measure`` under ``/usr/bin/time -v`` (peak RSS of the tool's process)."""
+    if shutil.which("/usr/bin/time"):
+        res = measure(["/usr/bin/time", "-v", *cmd], timeout)
+        if "stderr" in res:
+            for line in res["stderr"].splitlines():
+                if "Maximum resident set size" in line:
+                    res["rss_mb"] = int(line.split()[-1]) / 1024
+        return res
+    return measure(cmd, timeout)
+
+
+def skrank_cmd(qrels: Path, run: Path) -> list[str]:
+    return [PYTHON, "-m", "skrank.cli", "eval", "--preset", "trec_eval", "-m", "ndcg_cut_10",
+            "-m", "map", "-m", "recip_rank", "--format", "trec", str(qrels), str(run)]
+
+
+def row(tool: str, res: dict, size_mb: float) -> str:
+    if "timeout" in res:
+        return f"| {tool} | skipped (over {res['timeout']:.0f} s) | | |"
+    if res.get("rc"):
+        return f"| {tool} | failed: {res['stderr'].strip().splitlines()[-1][:80]} | | |"
+    rss = res.get("rss_mb", float("nan"))
+    return f"| {tool} | {res['wall_s']:.1f} s | {rss:,.0f} MB | {rss / size_mb:.1f}x |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="2,7", help="millions of lines (2 and/or 7)")
+    parser.add_argument("--dir", help="where to write the files (kept)")
+    parser.add_argument("--ranx-limit", type=float, default=300.0)
+    parser.add_argument("--no-ranx", action="store_true")
+    parser.add_argument("--no-pytrec", action="store_true")
+    parser.add_argument("--memory", action="store_true", help="the bounded-memory check")
+    parser.add_argument("--big-gb", type=float, default=1.5)
+    args = parser.parse_args()
+    folder = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="skrank_runs_"))
+    folder.mkdir(parents=True, exist_ok=True)
+    ranx_2m = None
+    subprocess.run([PYTHON, "-c", "import skrank"], check=True)  # an editable build rebuilds
+    try:
+        for millions in [int(x) for x in args.sizes.split(",")]:
+            n_topics = millions * 1000
+            qrels, run = write_files(folder, n_topics)
+            size_mb = run.stat().st_size / 2**20
+            print(f"\n{millions}M lines: {run} ({size_mb:.0f} MB), {qrels} "
+                  f"({qrels.stat().st_size / 2**20:.0f} MB)", flush=True)
+            print("| tool | wall | peak RSS | RSS / run size |\n|---|---|---|---|")
+            sk = timed(skrank_cmd(qrels, run))
+            print(row("`skrank eval --preset trec_eval`", sk, size_mb), flush=True)
+            if not args.no_pytrec:
+                pt = timed([PYTHON, "-c", PYTREC, str(qrels), str(run)])
+                print(row("pytrec_eval (parsing into dicts included)", pt, size_mb), flush=True)
+            if not args.no_ranx:
+                limit = None
+                if ranx_2m is not None and ranx_2m * millions / 2 > args.ranx_limit:
+                    rx = {"timeout": ranx_2m * millions / 2}
+                else:
+                    rx = timed([PYTHON, "-c", RANX, str(qrels), str(run)], limit)
+                    if millions == 2 and "wall_s" in rx:
+                        ranx_2m = rx["wall_s"]
+                print(row("ranx `from_file` + `evaluate`", rx, size_mb), flush=True)
+            print("values:")
+            print("  skrank:", " ".join(line.split("\t")[0].strip() + "=" +
+                                          line.split("\t")[2] for line in
+                                          sk.get("stdout", "").splitlines()[1:]))
+            for name, res in (("pytrec_eval", locals().get("pt")), ("ranx", locals().get("rx"))):
+                if res and res.get("stdout"):
+                    print(f"  {name}:", res["stdout"].strip())
+            run.unlink()
+        if args.memory:
+            n_topics = int(args.big_gb * 1e9 / 27.5 / DOCS_PER_TOPIC)
+            for interleave in (False, True):
+                qrels, run = write_files(folder, n_topics, seed=5, interleave=interleave,
+                                         tag="_interleaved" if interleave else "")
+                size_mb = run.stat().st_size / 2**20
+                res = timed([*skrank_cmd(qrels, run), "--progress", "never"])
+                how = "interleaved (read whole)" if interleave else "topic-contiguous (batches)"
+                print(f"\n{how}: {run.stat().st_size / 1e9:.2f} GB, {n_topics:,} topics")
+                print(row(f"`skrank eval`, {how}", res, size_mb), flush=True)
+                if res.get("rc"):
+                    print(res.get("stderr"))
+                run.unlink()
+    finally:
+        if not args.dir:
+            shutil.rmtree(folder, ignore_errors=True)
+    print(json.dumps({"python": sys.version.split()[0], "cpus": os.cpu_count()}))
+
+
+if __name__ == "__main__":
+    main()
