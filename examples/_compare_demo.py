@@ -70,7 +70,7 @@ def run_comparison(seed: int = 0) -> skrank.reports.Report:
     qids, n_candidates = count_candidates(data.qid_test)
     report = build_report(
         results, baseline=f"feature_{feature + 1}", primary="ndcg@10",
-        segmentations=[by_candidates(qids, n_candidates, bins=3)], seed=seed,
+        segmentations=[by_candidates(qids, n_candidates, bins=3)], rng=seed,
         inputs=[f"LambdaRank example, test split: {len(data.y_test)} documents in "
                 f"{len(qids)} queries"],
     )

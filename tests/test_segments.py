@@ -129,7 +129,7 @@ def test_fixture_gain_over_bm25_is_not_significant():
     assert f"{b.mean():.4f}" == "0.7847"
     assert 0.015 < a.mean() - b.mean() < 0.03  # "+0.02"
     assert sps.ttest_rel(a, b).pvalue > 0.3
-    comp = paired_comparison(a, b, seed=0, n_resamples=2000, n_permutations=2000)
+    comp = paired_comparison(a, b, rng=0, n_resamples=2000, n_permutations=2000)
     assert comp.pvalue > 0.3
     assert comp.ci_bca.low < 0 < comp.ci_bca.high
     assert comp.mdd.value > 3 * (a.mean() - b.mean())  # 40 queries only detect large gains
@@ -339,11 +339,11 @@ def test_segment_rows_equal_paired_comparison_on_each_subset():
     qids, a, b, kind = _data()
     seg = by_column(qids, kind)
     table = segment_table(a, b, seg, qids=qids, metric="ndcg@10", name_a="new", name_b="old",
-                          seed=3, n_resamples=2000, n_permutations=2000)
+                          rng=3, n_resamples=2000, n_permutations=2000)
     assert [r.segment for r in table] == ["info", "nav", "tx"]
     for row in table:
         m = kind == row.segment
-        ref = paired_comparison(a[m], b[m], seed=3, n_resamples=2000, n_permutations=2000)
+        ref = paired_comparison(a[m], b[m], rng=3, n_resamples=2000, n_permutations=2000)
         assert row.n == m.sum()
         assert row.mean_a == pytest.approx(a[m].mean(), rel=1e-12)
         assert row.mean_b == pytest.approx(b[m].mean(), rel=1e-12)
@@ -362,7 +362,7 @@ def test_segment_holm_by_hand():
     # three segments with p-values p1 < p2 < p3: Holm multiplies them by 3, 2, 1 and keeps
     # the running maximum; check against that arithmetic directly
     qids, a, b, kind = _data(n=90, seed=5)
-    table = segment_table(a, b, by_column(qids, kind), qids=qids, seed=0, n_resamples=500,
+    table = segment_table(a, b, by_column(qids, kind), qids=qids, rng=0, n_resamples=500,
                           n_permutations=500, test="t")
     raw = np.array([r.pvalue for r in table])
     order = np.argsort(raw)
@@ -382,7 +382,7 @@ def test_segment_with_one_query_has_no_test_and_is_left_out_of_the_family():
     a = np.array([0.5, 0.6, 0.7, 0.2, 0.9])
     b = np.array([0.4, 0.5, 0.9, 0.1, 0.3])
     seg = by_column(qids, ["x", "x", "x", "x", "solo"])
-    table = segment_table(a, b, seg, qids=qids, seed=0, n_resamples=200, n_permutations=200)
+    table = segment_table(a, b, seg, qids=qids, rng=0, n_resamples=200, n_permutations=200)
     solo = table["solo"]
     assert solo.n == 1 and solo.ci is None and math.isnan(solo.pvalue)
     assert solo.difference == pytest.approx(0.6) and (solo.wins, solo.losses) == (1, 0)
@@ -395,7 +395,7 @@ def test_segment_nan_values_are_left_out_and_counted():
     qids, a, b, kind = _data(n=30, seed=1)
     a = a.copy()
     a[:4] = np.nan  # e.g. queries without relevant documents under empty="exclude"
-    table = segment_table(a, b, by_column(qids, kind), qids=qids, seed=0, n_resamples=200,
+    table = segment_table(a, b, by_column(qids, kind), qids=qids, rng=0, n_resamples=200,
                           n_permutations=200)
     assert sum(r.n for r in table) == 26
     assert sum(r.n_omitted for r in table) == 4
@@ -416,8 +416,8 @@ def test_segment_table_aligns_by_query_id():
     qids, a, b, kind = _data(n=24, seed=4)
     seg = by_column(qids, kind)
     perm = np.random.default_rng(0).permutation(24)
-    t1 = segment_table(a, b, seg, qids=qids, seed=0, n_resamples=300, n_permutations=300)
-    t2 = segment_table(a[perm], b[perm], seg, qids=qids[perm], seed=0, n_resamples=300,
+    t1 = segment_table(a, b, seg, qids=qids, rng=0, n_resamples=300, n_permutations=300)
+    t2 = segment_table(a[perm], b[perm], seg, qids=qids[perm], rng=0, n_resamples=300,
                        n_permutations=300)
     for r1, r2 in zip(t1, t2):
         assert (r1.segment, r1.n) == (r2.segment, r2.n)
@@ -440,7 +440,7 @@ def test_segment_table_errors():
 def test_segment_table_outputs_are_plain_and_complete():
     qids, a, b, kind = _data(n=30, seed=7)
     table = segment_table(a, b, by_column(qids, kind, name="qtype"), qids=qids, metric="rr",
-                          name_a="new", name_b="old", seed=0, n_resamples=300,
+                          name_a="new", name_b="old", rng=0, n_resamples=300,
                           n_permutations=300)
     assert isinstance(table, SegmentTable)
     d = table.to_dict()

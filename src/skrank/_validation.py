@@ -6,9 +6,11 @@ Got 0 instead.`` so that users can grep them and tests can match them.
 
 from __future__ import annotations
 
+import functools
 import numbers
-from collections.abc import Iterable
-from typing import Any
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from .exceptions import InvalidParameterError
 
@@ -70,3 +72,36 @@ def check_real(
             return f
     allowed = "a finite real number" + (" > 0" if positive else "")
     raise param_error(name, allowed, value, caller)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def renamed_parameters(**renames: str) -> Callable[[_F], _F]:
+    """Keep old keyword names of a function working, with a DeprecationWarning.
+
+    ``@renamed_parameters(seed="rng", confidence="confidence_level")``: a call with
+    ``seed=...`` warns and passes the value as ``rng=``; giving both names is an error.
+    """
+
+    def decorate(func: _F) -> _F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, new in renames.items():
+                if old not in kwargs:
+                    continue
+                if new in kwargs:
+                    raise param_error(old, f"not passed together with {new!r}, its new name",
+                                      kwargs[old], func.__name__)
+                warnings.warn(
+                    f"The {old!r} parameter of {func.__name__} is deprecated and will be "
+                    f"removed: use {new!r} (scipy's name; skrank uses it everywhere).",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+                kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

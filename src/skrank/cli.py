@@ -1135,10 +1135,10 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
                  f"{args.permutations:,} sign flips per comparison")
     report = build_report(
         results, baseline=loaded.baseline, primary=primary, correction=args.correction,
-        test=args.test, alpha=args.alpha, confidence=args.confidence,
+        test=args.test, alpha=args.alpha, confidence_level=args.confidence,
         alternative=args.alternative, n_resamples=args.resamples,
         n_permutations=args.permutations, top_losses=args.top_losses,
-        segmentations=segmentations, segment_metric=segment_metric, seed=args.seed,
+        segmentations=segmentations, segment_metric=segment_metric, rng=args.seed,
         inputs=loaded.inputs, notes=loaded.notes,
     )
     text = _render(report, args, loaded)

@@ -310,11 +310,8 @@ def for_metric(
     """The conventions of one metric: a preset's per-metric exceptions, unless set explicitly."""
     if preset is None:
         return conv
-    changes = {
-        k: v
-        for k, v in _PRESET_METRIC_OVERRIDES.get(str(preset).lower(), {}).get(metric_name, {}).items()
-        if k not in explicit
-    }
+    per_metric = _PRESET_METRIC_OVERRIDES.get(str(preset).lower(), {}).get(metric_name, {})
+    changes = {k: v for k, v in per_metric.items() if k not in explicit}
     return conv.replace(**changes) if changes else conv
 
 

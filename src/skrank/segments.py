@@ -30,7 +30,7 @@ Examples
 >>> new = np.array([0.9, 0.4, 0.8, 0.3, 0.7, 0.5])
 >>> old = np.array([0.7, 0.5, 0.6, 0.4, 0.6, 0.6])
 >>> table = segment_table(new, old, kind, qids=qids, metric="ndcg@10", name_a="new",
-...                       name_b="old", seed=0, n_resamples=1000)
+...                       name_b="old", rng=0, n_resamples=1000)
 >>> [(row.segment, row.n, round(row.difference, 4)) for row in table]
 [('info', 3, -0.1), ('nav', 3, 0.1667)]
 """
@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_choice, check_int, param_error
+from ._validation import check_choice, check_int, param_error, renamed_parameters
 from .exceptions import InputError
 from .stats import Interval, PairedComparison, multiple_comparisons, paired_comparison
 from .stats._corrections import CORRECTIONS, TESTS
@@ -804,6 +804,7 @@ class SegmentTable:
                 f"segments={[r.segment for r in self.rows]!r})")
 
 
+@renamed_parameters(seed="rng", confidence="confidence_level")
 def segment_table(
     a: Any,
     b: Any,
@@ -816,11 +817,11 @@ def segment_table(
     correction: str = "holm",
     test: str = "randomization",
     alpha: float = 0.05,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     alternative: str = "two-sided",
     n_resamples: int = 10_000,
     n_permutations: int = 10_000,
-    seed: int | None = 0,
+    rng: int | None = None,
 ) -> SegmentTable:
     """Compare a system with a baseline within each segment of the queries.
 
@@ -845,8 +846,9 @@ def segment_table(
         than 2 queries have no test and are not counted).
     test : {"randomization", "t", "wilcoxon"}, default="randomization"
         The test whose p-value is reported and corrected.
-    alpha, confidence, alternative, n_resamples, n_permutations, seed
-        As in :func:`skrank.stats.paired_comparison`; every segment uses the same seed.
+    alpha, confidence_level, alternative, n_resamples, n_permutations, rng
+        As in :func:`skrank.stats.paired_comparison`; every segment uses the same seed
+        (``rng=None``, the default as everywhere in skrank, draws one and reports it).
 
     Returns
     -------
@@ -857,6 +859,7 @@ def segment_table(
     InputError
         Lengths differ, or some queries have no segment (they are named).
     """
+    seed, confidence = rng, confidence_level  # the names used below
     caller = "segment_table"
     if not isinstance(segmentation, Segmentation):
         raise param_error("segmentation", "a skrank.segments.Segmentation",
@@ -886,7 +889,7 @@ def segment_table(
             comp = paired_comparison(
                 av[keep], bv[keep], qids_a=q[keep], metric=metric, name_a=name_a,
                 name_b=name_b, n_resamples=n_resamples, n_permutations=n_permutations,
-                confidence=confidence, alternative=alternative, seed=seed, top_losses=0,
+                confidence_level=confidence, alternative=alternative, rng=seed, top_losses=0,
             )
         pending.append((seg, n, n_omit, comp, keep))
 

@@ -52,7 +52,7 @@ def test_table_comparison_text_matches_the_library(cli):
     input_line = out.splitlines()[1]
     assert input_line.startswith(f"input: table {FIXTURE}: 666 rows, 40 queries")
     # the command's report is the library's report, with the command's description of input
-    report = build_report(results, baseline="bm25", seed=3, n_resamples=500,
+    report = build_report(results, baseline="bm25", rng=3, n_resamples=500,
                           n_permutations=500, inputs=[input_line.removeprefix("input: ")])
     assert out == report.to_text()
     assert "NDCG@5 = 0.8080 (gain=exp, ties=pessimistic, empty=exclude; 40 queries, 40 with " \

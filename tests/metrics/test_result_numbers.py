@@ -67,7 +67,7 @@ def test_stats_take_results_directly():
     scores = {name: y * w + rng.normal(size=150) for name, w in (("a", 0.0), ("b", 0.5),
                                                                    ("c", 1.0))}
     res = {k: skrank.ndcg(y, s, q, k=5) for k, s in scores.items()}
-    kw = dict(seed=0, n_resamples=300, n_permutations=300)
+    kw = dict(rng=0, n_resamples=300, n_permutations=300)
     got = paired_comparison(res["c"], res["a"], **kw)
     keep = ~np.isnan(res["a"].per_query)
     want = paired_comparison(res["c"].per_query[keep], res["a"].per_query[keep], metric="NDCG@5",

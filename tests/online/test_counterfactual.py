@@ -235,13 +235,13 @@ def test_bootstrap_ci_is_seeded_and_close_to_normal():
     q, pi_b, pi_e, _ = _bandit_world(1)
     x, a, r = _bandit_log(np.random.default_rng(5), q, pi_b, 2000)
     normal = ips(r, a, pi_b[x, a], pi_e[x])
-    boot = ips(r, a, pi_b[x, a], pi_e[x], ci="bootstrap", n_bootstrap=1000, rng=3)
-    again = ips(r, a, pi_b[x, a], pi_e[x], ci="bootstrap", n_bootstrap=1000, rng=3)
+    boot = ips(r, a, pi_b[x, a], pi_e[x], ci="bootstrap", n_resamples=1000, rng=3)
+    again = ips(r, a, pi_b[x, a], pi_e[x], ci="bootstrap", n_resamples=1000, rng=3)
     assert boot.ci == again.ci
     assert boot.value == normal.value
     width_n, width_b = np.diff(normal.ci)[0], np.diff(boot.ci)[0]
     assert abs(width_b / width_n - 1) < 0.12
-    sn = snips(r, a, pi_b[x, a], pi_e[x], ci="bootstrap", n_bootstrap=1000, rng=3)
+    sn = snips(r, a, pi_b[x, a], pi_e[x], ci="bootstrap", n_resamples=1000, rng=3)
     sn_normal = snips(r, a, pi_b[x, a], pi_e[x])
     assert sn.ci[0] < sn.value < sn.ci[1]
     assert abs(np.diff(sn.ci)[0] / np.diff(sn_normal.ci)[0] - 1) < 0.12

@@ -287,7 +287,7 @@ def test_interleaving_test_counts_preference_and_ci():
 def test_interleaving_test_bootstrap_ci_matches_resampling_units():
     """Multinomial draws of the counts are the same as resampling impressions."""
     outcomes = np.array([1] * 40 + [-1] * 25 + [0] * 35, dtype=float)
-    res = interleaving_test(outcomes, n_bootstrap=4000, rng=2)
+    res = interleaving_test(outcomes, n_resamples=4000, rng=2)
     rng = np.random.default_rng(3)
     idx = rng.integers(0, outcomes.size, size=(4000, outcomes.size))
     o = outcomes[idx]
@@ -365,7 +365,7 @@ def test_identical_rankers_preference_zero_and_nominal_rejection_rate():
         ideal, ideal, labels, PositionBasedModel(), n_impressions=n_sims * per_sim, rng=21
     )
     results = [
-        interleaving_test(chunk, n_bootstrap=50, rng=0)
+        interleaving_test(chunk, n_resamples=50, rng=0)
         for chunk in out.reshape(n_sims, per_sim)
     ]
     rate = np.mean([r.p_value < 0.05 for r in results])

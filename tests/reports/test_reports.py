@@ -58,7 +58,7 @@ def two():
     segs = [by_candidates(qids, counts, bins=3),
             by_column(qids, np.where(np.arange(qids.size) % 3 == 0, "nav", "info"))]
     report = build_report(results, baseline="bm25", primary="ndcg@5", segmentations=segs,
-                          seed=11, **FAST)
+                          rng=11, **FAST)
     return report, results
 
 
@@ -70,7 +70,7 @@ def test_comparisons_are_paired_comparison_with_the_same_seed(two):
     for m in METRICS:
         ref = paired_comparison(results["model"][m].per_query, results["bm25"][m].per_query,
                                 qids_a=results["model"].qids, qids_b=results["bm25"].qids,
-                                nan_policy="omit", seed=11, **FAST)
+                                nan_policy="omit", rng=11, **FAST)
         got = report.comparison("model", m)
         assert got.mean_difference == ref.mean_difference
         assert (got.ci_bca.low, got.ci_bca.high) == (ref.ci_bca.low, ref.ci_bca.high)
@@ -92,7 +92,7 @@ def test_primary_is_uncorrected_and_the_others_are_holm_corrected(two):
 def test_without_primary_all_comparisons_form_one_family():
     results, _ = _systems()
     report = build_report({k: results[k] for k in ("model", "bm25")}, baseline="bm25",
-                          correction="bonferroni", seed=0, **FAST)
+                          correction="bonferroni", rng=0, **FAST)
     rows = list(report.comparisons)
     assert all(r.role == "secondary" for r in rows)
     assert [r.pvalue_adjusted for r in rows] == [min(1.0, 3 * r.pvalue) for r in rows]
@@ -100,7 +100,7 @@ def test_without_primary_all_comparisons_form_one_family():
 
 def test_several_systems_name_comparisons_system_colon_metric():
     results, _ = _systems()
-    report = build_report(results, baseline="bm25", primary="other:rr", seed=0, **FAST)
+    report = build_report(results, baseline="bm25", primary="other:rr", rng=0, **FAST)
     assert report.compared == ["model", "other"]
     assert report.comparisons.names == tuple(
         f"{s}:{m}" for s in ("model", "other") for m in METRICS)
@@ -110,17 +110,17 @@ def test_several_systems_name_comparisons_system_colon_metric():
     holm = multiple_comparisons([r.pvalue for r in sec], "holm").pvalues_adjusted
     assert [r.pvalue_adjusted for r in sec] == holm.tolist()
     with pytest.raises(InvalidParameterError, match="'system:metric' when several systems"):
-        build_report(results, baseline="bm25", primary="rr", seed=0, **FAST)
+        build_report(results, baseline="bm25", primary="rr", rng=0, **FAST)
     with pytest.raises(InvalidParameterError, match="with a compared system"):
-        build_report(results, baseline="bm25", primary="bm25:rr", seed=0, **FAST)
+        build_report(results, baseline="bm25", primary="bm25:rr", rng=0, **FAST)
 
 
 def test_primary_must_be_a_metric_and_needs_a_baseline():
     results, _ = _systems()
     with pytest.raises(InvalidParameterError, match=r"one of the metrics \(ndcg@5, ap@10, rr\)"):
-        build_report(results, baseline="bm25", primary="ndcg@10", seed=0, **FAST)
+        build_report(results, baseline="bm25", primary="ndcg@10", rng=0, **FAST)
     with pytest.raises(InvalidParameterError, match="None when there is no baseline"):
-        build_report(results, primary="rr", seed=0)
+        build_report(results, primary="rr", rng=0)
 
 
 def test_baseline_covering_other_queries_is_refused_with_the_queries_named():
@@ -128,9 +128,9 @@ def test_baseline_covering_other_queries_is_refused_with_the_queries_named():
     with pytest.raises(InputError, match=r"the baseline 'bm25' has no value for|"
                                          r"'model' has no value for 1 query of the baseline "
                                          r"'bm25': 'q29'"):
-        build_report(results, baseline="bm25", seed=0, **FAST)
+        build_report(results, baseline="bm25", rng=0, **FAST)
     # without a baseline the systems may cover different queries
-    report = build_report(results, seed=0)
+    report = build_report(results, rng=0)
     assert report.comparisons is None and report.n_queries == 30
 
 
@@ -156,7 +156,7 @@ def test_queries_without_a_value_are_left_out_and_noted():
     rng = np.random.default_rng(0)
     res = {n: skrank.evaluate(y, rng.normal(size=y.size), qid, metrics=["ndcg@3"])
            for n in ("a", "b")}
-    report = build_report(res, baseline="b", seed=0, **FAST)
+    report = build_report(res, baseline="b", rng=0, **FAST)
     assert report.comparison("a", "ndcg@3").n == 11
     assert any("1 query without a value" in n and "empty=exclude" in n for n in report.notes)
 
@@ -179,14 +179,14 @@ def test_segment_metric_must_be_computed():
     seg = by_candidates(*count_candidates(qid))
     with pytest.raises(InvalidParameterError, match="'segment_metric' parameter"):
         build_report(results, baseline="bm25", segmentations=[seg], segment_metric="p@5",
-                     seed=0, **FAST)
+                     rng=0, **FAST)
 
 
 def test_seed_none_draws_one_seed_and_reports_it():
     results, _ = _systems()
     pair = {k: results[k] for k in ("model", "bm25")}
-    r1 = build_report(pair, baseline="bm25", seed=None, **FAST)
-    r2 = build_report(pair, baseline="bm25", seed=r1.seed, **FAST)
+    r1 = build_report(pair, baseline="bm25", rng=None, **FAST)
+    r2 = build_report(pair, baseline="bm25", rng=r1.seed, **FAST)
     assert isinstance(r1.seed, int)
     assert r1.comparison("model", "rr").pvalues == r2.comparison("model", "rr").pvalues
 
@@ -215,7 +215,7 @@ def test_per_query_table_holds_every_metric_of_every_system(two, tmp_path):
 
 def test_per_query_table_without_baseline_is_the_union_with_nan():
     results, _ = _systems(drop_last=True)
-    cols = build_report(results, seed=0).per_query_table()
+    cols = build_report(results, rng=0).per_query_table()
     assert len(cols["qid"]) == 30
     assert math.isnan(cols["rr:model"][-1]) and not math.isnan(cols["rr:bm25"][-1])
 
@@ -276,7 +276,7 @@ def test_json_is_strict_and_complete(two):
 
 def test_json_writes_nan_as_null():
     results, _ = _systems(drop_last=True)
-    data = json.loads(build_report(results, seed=0).to_json(per_query=True))
+    data = json.loads(build_report(results, rng=0).to_json(per_query=True))
     assert data["per_query"]["rr:model"][-1] is None
 
 
@@ -302,7 +302,7 @@ def test_csv_rows(two):
 
 def test_trec_format():
     results, _ = _systems()
-    text = build_report(results, seed=0).to_trec(per_query=True, runids={"bm25": "BM25"})
+    text = build_report(results, rng=0).to_trec(per_query=True, runids={"bm25": "BM25"})
     lines = text.splitlines()
     assert all(re.fullmatch(r"\S+ *\t\S+\t\S+", line) for line in lines)
     assert lines[0].startswith("ndcg_cut_5            \tq00\t")

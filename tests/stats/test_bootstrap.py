@@ -30,7 +30,7 @@ def test_agrees_with_scipy_bootstrap(method, shape):
         d = rng.normal(0.02, 0.1, size=50)
     else:  # per-query differences of a ranking metric are often skewed by a few big wins
         d = rng.exponential(0.1, size=50) - 0.08
-    ours = bootstrap_ci(d, method=method, n_resamples=20_000, seed=1)
+    ours = bootstrap_ci(d, method=method, n_resamples=20_000, rng=1)
     ref = stats.bootstrap(
         (d,), np.mean, method="BCa" if method == "bca" else "percentile",
         n_resamples=20_000, **{_RNG_KW: np.random.default_rng(2)},
@@ -91,18 +91,18 @@ def test_coverage_by_simulation():
 
 
 def test_constant_values_give_a_point_interval():
-    ci = bootstrap_ci([0.3, 0.3, 0.3], seed=0)
+    ci = bootstrap_ci([0.3, 0.3, 0.3], rng=0)
     assert (ci.low, ci.high) == (0.3, 0.3)
 
 
 def test_same_seed_same_interval():
     d = np.random.default_rng(0).normal(size=30)
-    assert bootstrap_ci(d, seed=5) == bootstrap_ci(d, seed=5)
-    assert bootstrap_ci(d, seed=5) != bootstrap_ci(d, seed=6)
+    assert bootstrap_ci(d, rng=5) == bootstrap_ci(d, rng=5)
+    assert bootstrap_ci(d, rng=5) != bootstrap_ci(d, rng=6)
 
 
 def test_interval_object():
-    ci = bootstrap_ci([0.1, 0.2, -0.1, 0.3, 0.05], confidence=0.9, n_resamples=1000, seed=0)
+    ci = bootstrap_ci([0.1, 0.2, -0.1, 0.3, 0.05], confidence_level=0.9, n_resamples=1000, rng=0)
     assert ci.confidence == 0.9 and ci.n_resamples == 1000 and ci.method == "bca"
     assert ci.low in ci and 10.0 not in ci
     assert ci.to_dict() == {"low": ci.low, "high": ci.high, "confidence": 0.9, "method": "bca",
@@ -119,5 +119,6 @@ def test_bad_input():
                        match=re.escape("The 'method' parameter of bootstrap_ci must be one of "
                                        "'bca', 'percentile'. Got 'BCa' instead.")):
         bootstrap_ci([0.1, 0.2], method="BCa")
-    with pytest.raises(InvalidParameterError, match="The 'confidence' parameter of bootstrap_ci"):
-        bootstrap_ci([0.1, 0.2], confidence=95)
+    with pytest.raises(InvalidParameterError,
+                       match="The 'confidence_level' parameter of bootstrap_ci"):
+        bootstrap_ci([0.1, 0.2], confidence_level=95)

@@ -156,9 +156,9 @@ def _systems(seed=0, n=50):
 
 def test_compare_many_without_primary_corrects_every_comparison():
     systems = _systems()
-    table = compare_many(systems, "bm25", seed=3, **FAST)
+    table = compare_many(systems, "bm25", rng=3, **FAST)
     assert table.names == ("lgbm", "xgb", "nn") and table.primary is None
-    raw = [paired_comparison(systems[k], systems["bm25"], seed=3, **FAST).pvalue
+    raw = [paired_comparison(systems[k], systems["bm25"], rng=3, **FAST).pvalue
            for k in ("lgbm", "xgb", "nn")]
     expected = multiple_comparisons(raw, "holm").pvalues_adjusted
     assert [row.pvalue for row in table] == raw
@@ -168,7 +168,7 @@ def test_compare_many_without_primary_corrects_every_comparison():
 
 def test_primary_is_uncorrected_and_the_rest_form_the_family():
     systems = _systems()
-    table = compare_many(systems, "bm25", primary="xgb", correction="bh", test="t", seed=3,
+    table = compare_many(systems, "bm25", primary="xgb", correction="bh", test="t", rng=3,
                          **FAST)
     assert table["xgb"].role == "primary"
     primary = table["xgb"]
@@ -186,7 +186,7 @@ def test_comparison_table_over_metrics():
     for metric in ("ndcg@5", "ndcg@10", "map"):
         b = rng.uniform(0, 1, 40)
         comps[metric] = paired_comparison(b + rng.normal(0.03, 0.1, 40), b, metric=metric,
-                                          seed=0, **FAST)
+                                          rng=0, **FAST)
     table = comparison_table(comps, primary="ndcg@10", correction="holm")
     assert table["ndcg@10"].pvalue_adjusted == comps["ndcg@10"].pvalue
     np.testing.assert_allclose(
@@ -195,7 +195,7 @@ def test_comparison_table_over_metrics():
 
 
 def test_table_outputs():
-    table = compare_many(_systems(), "bm25", primary="lgbm", metric="ndcg@10", seed=0, **FAST)
+    table = compare_many(_systems(), "bm25", primary="lgbm", metric="ndcg@10", rng=0, **FAST)
     assert isinstance(table, ComparisonTable) and len(table) == 3
     assert table[0].name == "lgbm" and table["nn"] is table[2]
     text = str(table)
@@ -213,7 +213,7 @@ def test_table_outputs():
 def test_compare_many_with_qids_per_system():
     systems = {"base": [0.1, 0.5, 0.9], "new": [0.95, 0.2, 0.6]}
     qids = {"base": ["a", "b", "c"], "new": ["c", "a", "b"]}
-    table = compare_many(systems, "base", qids=qids, seed=0, **FAST)
+    table = compare_many(systems, "base", qids=qids, rng=0, **FAST)
     # In the order of the system's ids c, a, b: 0.95 - 0.9, 0.2 - 0.1, 0.6 - 0.5.
     np.testing.assert_allclose(table["new"].comparison.differences, [0.05, 0.1, 0.1])
     assert list(table["new"].comparison.qids) == ["c", "a", "b"]
@@ -239,7 +239,7 @@ def test_compare_many_bad_input():
     with pytest.raises(InputError, match="qids has no ids for 'xgb'"):
         compare_many({"bm25": [1.0, 2], "xgb": [1.0, 2]}, "bm25", qids={"bm25": [1, 2]})
     with pytest.raises(InvalidParameterError, match="The 'primary' parameter of comparison_table"):
-        comparison_table({"a": paired_comparison([1.0, 2], [2.0, 1], seed=0)}, primary="b")
+        comparison_table({"a": paired_comparison([1.0, 2], [2.0, 1], rng=0)}, primary="b")
     with pytest.raises(InvalidParameterError,
                        match=r"The \"comparisons\['a'\]\" parameter of comparison_table must be "
                              r"a PairedComparison. Got 'float' instead."):

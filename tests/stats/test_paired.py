@@ -41,7 +41,7 @@ def _pair(n=40, shift=0.02, seed=0):
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 def test_t_test_matches_scipy_ttest_rel(alternative):
     a, b = _pair(seed=1)
-    res = paired_comparison(a, b, alternative=alternative, seed=0, **FAST)
+    res = paired_comparison(a, b, alternative=alternative, rng=0, **FAST)
     ref = stats.ttest_rel(a, b, alternative=alternative)
     assert res.t_test.statistic == pytest.approx(ref.statistic, rel=1e-12)
     assert res.t_test.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
@@ -51,7 +51,7 @@ def test_t_test_matches_scipy_ttest_rel(alternative):
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 def test_wilcoxon_matches_scipy(alternative):
     a, b = _pair(seed=2)
-    res = paired_comparison(a, b, alternative=alternative, seed=0, **FAST)
+    res = paired_comparison(a, b, alternative=alternative, rng=0, **FAST)
     ref = stats.wilcoxon(a, b, alternative=alternative)
     assert res.wilcoxon.statistic == pytest.approx(ref.statistic)
     assert res.wilcoxon.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
@@ -60,7 +60,7 @@ def test_wilcoxon_matches_scipy(alternative):
 def test_wilcoxon_drops_zero_differences_like_scipy():
     a, b = _pair(n=30, seed=3)
     b[:6] = a[:6]  # six exact ties
-    res = paired_comparison(a, b, seed=0, **FAST)
+    res = paired_comparison(a, b, rng=0, **FAST)
     ref = stats.wilcoxon(a, b)  # zero_method="wilcox": zeros dropped
     assert res.wilcoxon.n_zero == 6
     assert res.wilcoxon.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
@@ -76,7 +76,7 @@ def test_wilcoxon_small_samples_with_ties_match_scipy_permutation(alternative):
         d = rng.choice([-0.5, -0.25, 0.0, 0.25, 0.5, 1.0], size=n)
         if not d.any():
             continue
-        res = paired_comparison(d, np.zeros(n), alternative=alternative, seed=0, **FAST)
+        res = paired_comparison(d, np.zeros(n), alternative=alternative, rng=0, **FAST)
         ref = stats.wilcoxon(d, alternative=alternative)
         assert res.wilcoxon.exact
         assert res.wilcoxon.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
@@ -85,7 +85,7 @@ def test_wilcoxon_small_samples_with_ties_match_scipy_permutation(alternative):
 
 def test_wilcoxon_large_samples_with_ties_use_the_normal_approximation():
     d = np.tile([0.25, -0.25, 0.5, 0.0, 0.5], 6)  # 30 queries with ties and zeros
-    res = paired_comparison(d, np.zeros(30), seed=0, **FAST)
+    res = paired_comparison(d, np.zeros(30), rng=0, **FAST)
     ref = stats.wilcoxon(d)
     assert not res.wilcoxon.exact
     assert res.wilcoxon.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
@@ -95,21 +95,21 @@ def test_wilcoxon_large_samples_with_ties_use_the_normal_approximation():
 def test_wilcoxon_method_switch_matches_scipy_auto(n):
     # No ties: exact distribution up to 50 queries, normal approximation above (scipy "auto").
     d = np.random.default_rng(n).normal(0.02, 0.1, size=n)
-    res = paired_comparison(d, np.zeros(n), seed=0, **FAST)
+    res = paired_comparison(d, np.zeros(n), rng=0, **FAST)
     assert res.wilcoxon.exact == (n <= 50)
     assert res.wilcoxon.pvalue == pytest.approx(stats.wilcoxon(d).pvalue, rel=1e-12)
 
 
 def test_t_interval_matches_scipy():
     a, b = _pair(seed=4)
-    res = paired_comparison(a, b, confidence=0.9, seed=0, **FAST)
+    res = paired_comparison(a, b, confidence_level=0.9, rng=0, **FAST)
     ci = stats.ttest_rel(a, b).confidence_interval(confidence_level=0.9)
     assert (res.ci_t.low, res.ci_t.high) == pytest.approx((ci.low, ci.high), rel=1e-12)
 
 
 def test_summary_numbers_against_direct_computation():
     a, b = _pair(seed=5)
-    res = paired_comparison(a, b, seed=0, **FAST)
+    res = paired_comparison(a, b, rng=0, **FAST)
     d = a - b
     assert res.n == 40
     assert res.mean_a == pytest.approx(a.mean())
@@ -125,10 +125,10 @@ def test_summary_numbers_against_direct_computation():
 def test_same_seed_streams_as_the_standalone_functions():
     # The bootstrap uses the first child stream of the seed, the sign flips the second one.
     a, b = _pair(seed=6)
-    res = paired_comparison(a, b, seed=11, n_resamples=800, n_permutations=700)
-    bca = bootstrap_ci(a - b, seed=11, n_resamples=800)
-    pct = bootstrap_ci(a - b, seed=11, n_resamples=800, method="percentile")
-    rt = randomization_test(a - b, seed=11, n_permutations=700)
+    res = paired_comparison(a, b, rng=11, n_resamples=800, n_permutations=700)
+    bca = bootstrap_ci(a - b, rng=11, n_resamples=800)
+    pct = bootstrap_ci(a - b, rng=11, n_resamples=800, method="percentile")
+    rt = randomization_test(a - b, rng=11, n_permutations=700)
     assert (res.ci_bca.low, res.ci_bca.high) == (bca.low, bca.high)
     assert (res.ci_percentile.low, res.ci_percentile.high) == (pct.low, pct.high)
     assert res.randomization.pvalue == rt.pvalue
@@ -142,7 +142,7 @@ def test_wins_ties_losses_and_largest_losses_against_a_loop():
     b = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=50)
     a = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=50)
     qids = np.array([f"q{i:02d}" for i in range(50)])
-    res = paired_comparison(a, b, qids_a=qids, top_losses=4, seed=0, **FAST)
+    res = paired_comparison(a, b, qids_a=qids, top_losses=4, rng=0, **FAST)
     wins = ties = losses = 0
     rows = []
     for q, x, y in zip(qids, a, b):
@@ -163,16 +163,16 @@ def test_wins_ties_losses_and_largest_losses_against_a_loop():
 def test_tie_tolerance_turns_rounding_noise_into_ties():
     a = np.array([0.1 + 0.2, 0.5, 0.7, 0.2])
     b = np.array([0.3, 0.5, 0.6, 0.25])  # 0.1 + 0.2 - 0.3 = 5.6e-17
-    res = paired_comparison(a, b, seed=0, **FAST)
+    res = paired_comparison(a, b, rng=0, **FAST)
     assert (res.wins, res.ties, res.losses) == (1, 2, 1)
-    exact = paired_comparison(a, b, tie_tol=0.0, seed=0, **FAST)
+    exact = paired_comparison(a, b, tie_tol=0.0, rng=0, **FAST)
     assert (exact.wins, exact.ties, exact.losses) == (2, 1, 1)
 
 
 def test_top_losses_zero_and_no_losses():
     a, b = _pair(seed=8)
-    assert paired_comparison(a, b, top_losses=0, seed=0, **FAST).largest_losses == ()
-    res = paired_comparison(b + 0.1, b, seed=0, **FAST)
+    assert paired_comparison(a, b, top_losses=0, rng=0, **FAST).largest_losses == ()
+    res = paired_comparison(b + 0.1, b, rng=0, **FAST)
     assert res.losses == 0 and res.largest_losses == ()
 
 
@@ -183,8 +183,8 @@ def test_alignment_by_qid_ignores_order():
     a, b = _pair(n=30, seed=9)
     qids = np.arange(100, 130)
     perm = np.random.default_rng(0).permutation(30)
-    aligned = paired_comparison(a, b, qids_a=qids, qids_b=qids, seed=3, **FAST)
-    shuffled = paired_comparison(a, b[perm], qids_a=qids, qids_b=qids[perm], seed=3, **FAST)
+    aligned = paired_comparison(a, b, qids_a=qids, qids_b=qids, rng=3, **FAST)
+    shuffled = paired_comparison(a, b[perm], qids_a=qids, qids_b=qids[perm], rng=3, **FAST)
     assert aligned.to_dict() == shuffled.to_dict()
     np.testing.assert_array_equal(shuffled.b, b)
 
@@ -192,7 +192,7 @@ def test_alignment_by_qid_ignores_order():
 def test_alignment_with_string_qids():
     a = [0.5, 0.7, 0.2]
     b = [0.6, 0.1, 0.4]
-    res = paired_comparison(a, b, qids_a=["x", "y", "z"], qids_b=["z", "x", "y"], seed=0, **FAST)
+    res = paired_comparison(a, b, qids_a=["x", "y", "z"], qids_b=["z", "x", "y"], rng=0, **FAST)
     # b is realigned to x, y, z: 0.1, 0.4, 0.6.
     np.testing.assert_allclose(res.differences, [0.4, 0.3, -0.4])
 
@@ -226,7 +226,7 @@ def test_qid_length_mismatch():
 
 
 def test_single_qids_labels_both_vectors():
-    res = paired_comparison([0.3, 0.9, 0.5], [0.5, 0.2, 0.5], qids_a=["a", "b", "c"], seed=0,
+    res = paired_comparison([0.3, 0.9, 0.5], [0.5, 0.2, 0.5], qids_a=["a", "b", "c"], rng=0,
                             **FAST)
     assert [q.qid for q in res.largest_losses] == ["a"]
     assert list(res.qids) == ["a", "b", "c"]
@@ -247,7 +247,7 @@ def test_nan_omit_drops_pairs_and_reports_them():
     a = np.array([0.5, np.nan, 0.3, 0.4, 0.9])
     b = np.array([0.4, 0.2, np.nan, 0.1, 0.7])
     res = paired_comparison(a, b, qids_a=["q1", "q2", "q3", "q4", "q5"], nan_policy="omit",
-                            seed=0, **FAST)
+                            rng=0, **FAST)
     assert res.n == 3 and res.n_omitted == 2 and res.omitted_qids == ("q2", "q3")
     assert list(res.qids) == ["q1", "q4", "q5"]
     assert res.mean_a == pytest.approx((0.5 + 0.4 + 0.9) / 3)
@@ -266,7 +266,7 @@ def test_nan_omit_leaving_too_few_queries():
 
 def test_all_zero_differences_do_not_crash():
     a = np.array([0.5, 0.2, 0.9, 0.0, 1.0])
-    res = paired_comparison(a, a.copy(), seed=0)
+    res = paired_comparison(a, a.copy(), rng=0)
     assert res.mean_difference == 0.0 and res.ties == 5
     assert res.pvalues == {"randomization": 1.0, "t": 1.0, "wilcoxon": 1.0}
     assert (res.ci_bca.low, res.ci_bca.high) == (0.0, 0.0)
@@ -278,7 +278,7 @@ def test_all_zero_differences_do_not_crash():
 def test_constant_nonzero_difference():
     b = np.arange(8) * 0.125  # dyadic values: a - b is exactly 0.25 on every query
     a = b + 0.25
-    res = paired_comparison(a, b, seed=0)
+    res = paired_comparison(a, b, rng=0)
     assert res.t_test.statistic == math.inf and res.t_test.pvalue == 0.0
     assert res.ci_bca.low == res.ci_bca.high == res.mean_difference == 0.25
     assert math.isnan(res.effect_size) and res.mdd.value == 0.0
@@ -292,7 +292,7 @@ def test_undefined_bca_is_reported_not_invented():
     # With a single resample the bootstrap mean lies on one side of the observed mean: the
     # bias correction is infinite and BCa is undefined; the percentile interval still exists.
     a, b = _pair(seed=16)
-    res = paired_comparison(a, b, n_resamples=1, n_permutations=100, seed=0)
+    res = paired_comparison(a, b, n_resamples=1, n_permutations=100, rng=0)
     assert math.isnan(res.ci_bca.low) and math.isnan(res.ci_bca.high)
     assert not math.isnan(res.ci_percentile.low)
     assert any("BCa interval is undefined" in note for note in res.notes)
@@ -305,8 +305,8 @@ def test_undefined_bca_is_reported_not_invented():
 def test_swapping_the_systems_mirrors_the_comparison(pairs, seed):
     a = np.array([p[0] for p in pairs])
     b = np.array([p[1] for p in pairs])
-    ab = paired_comparison(a, b, seed=seed, n_resamples=200, n_permutations=200)
-    ba = paired_comparison(b, a, seed=seed, n_resamples=200, n_permutations=200)
+    ab = paired_comparison(a, b, rng=seed, n_resamples=200, n_permutations=200)
+    ba = paired_comparison(b, a, rng=seed, n_resamples=200, n_permutations=200)
     assert ba.mean_difference == pytest.approx(-ab.mean_difference, abs=1e-12)
     assert (ba.wins, ba.ties, ba.losses) == (ab.losses, ab.ties, ab.wins)
     # Same seed, same sign patterns and resamples: two-sided p-values are identical and the
@@ -320,7 +320,7 @@ def test_swapping_the_systems_mirrors_the_comparison(pairs, seed):
 
 
 def test_two_queries_is_enough():
-    res = paired_comparison([0.5, 0.7], [0.4, 0.3], seed=0, **FAST)
+    res = paired_comparison([0.5, 0.7], [0.4, 0.3], rng=0, **FAST)
     assert res.n == 2
     # Two positive differences: 2 of 4 sign patterns reach |sum| = 0.5.
     assert res.randomization.pvalue == pytest.approx(0.5)
@@ -331,16 +331,16 @@ def test_two_queries_is_enough():
 
 def test_same_seed_same_everything():
     a, b = _pair(seed=10)
-    r1 = paired_comparison(a, b, seed=123, **FAST)
-    r2 = paired_comparison(a, b, seed=123, **FAST)
+    r1 = paired_comparison(a, b, rng=123, **FAST)
+    r2 = paired_comparison(a, b, rng=123, **FAST)
     assert r1.to_dict(per_query=True) == r2.to_dict(per_query=True)
     assert str(r1) == str(r2)
 
 
 def test_different_seed_changes_the_resampling():
     a, b = _pair(n=200, seed=10)
-    r1 = paired_comparison(a, b, seed=1, **FAST)
-    r2 = paired_comparison(a, b, seed=2, **FAST)
+    r1 = paired_comparison(a, b, rng=1, **FAST)
+    r2 = paired_comparison(a, b, rng=2, **FAST)
     assert r1.ci_percentile.low != r2.ci_percentile.low
 
 
@@ -348,14 +348,14 @@ def test_seed_none_is_reported_and_reproduces():
     a, b = _pair(seed=12)
     r1 = paired_comparison(a, b, **FAST)
     assert isinstance(r1.seed, int)
-    r2 = paired_comparison(a, b, seed=r1.seed, **FAST)
+    r2 = paired_comparison(a, b, rng=r1.seed, **FAST)
     assert r1.to_dict() == r2.to_dict()
 
 
 def test_generator_seed_is_accepted():
     a, b = _pair(seed=13)
-    r1 = paired_comparison(a, b, seed=np.random.default_rng(5), **FAST)
-    r2 = paired_comparison(a, b, seed=np.random.default_rng(5), **FAST)
+    r1 = paired_comparison(a, b, rng=np.random.default_rng(5), **FAST)
+    r2 = paired_comparison(a, b, rng=np.random.default_rng(5), **FAST)
     assert r1.seed is None and r1.to_dict() == r2.to_dict()
 
 
@@ -364,7 +364,7 @@ def test_generator_seed_is_accepted():
 
 def test_to_dict_is_json_ready_and_complete():
     a, b = _pair(seed=14)
-    res = paired_comparison(a, b, qids_a=np.arange(40), metric="ndcg@10", seed=0, **FAST)
+    res = paired_comparison(a, b, qids_a=np.arange(40), metric="ndcg@10", rng=0, **FAST)
     d = res.to_dict(per_query=True)
     text = json.dumps(d)  # numpy scalars would fail here
     back = json.loads(text)
@@ -381,7 +381,7 @@ def test_to_dict_is_json_ready_and_complete():
 
 def test_str_states_every_number_and_convention():
     a, b = _pair(seed=15)
-    res = paired_comparison(a, b, metric="ndcg@5", name_a="lgbm", name_b="bm25", seed=4, **FAST)
+    res = paired_comparison(a, b, metric="ndcg@5", name_a="lgbm", name_b="bm25", rng=4, **FAST)
     text = str(res)
     for fragment in ("lgbm vs bm25 on ndcg@5", "n = 40 queries", "95% CI", "BCa", "percentile",
                      "randomisation test", "paired t-test", "Wilcoxon", "Cohen's d_z",
@@ -424,9 +424,9 @@ def test_infinite_values():
 @pytest.mark.parametrize("confidence", [0, 1, 1.5, -0.1, "0.95", True])
 def test_confidence_outside_unit_interval(confidence):
     with pytest.raises(InvalidParameterError,
-                       match=r"The 'confidence' parameter of paired_comparison must be a float in "
-                             r"the open interval \(0, 1\)"):
-        paired_comparison([1.0, 2], [1.0, 3], confidence=confidence)
+                       match=r"The 'confidence_level' parameter of paired_comparison must be a "
+                             r"float in the open interval \(0, 1\)"):
+        paired_comparison([1.0, 2], [1.0, 3], confidence_level=confidence)
 
 
 @pytest.mark.parametrize(
@@ -438,8 +438,8 @@ def test_confidence_outside_unit_interval(confidence):
         ("n_permutations", 2.5, "an int >= 1"),
         ("top_losses", -1, "an int >= 0"),
         ("tie_tol", -1e-9, "a finite real number >= 0"),
-        ("seed", -3, r"None, an int >= 0 or a numpy.random.Generator"),
-        ("seed", "abc", r"None, an int >= 0 or a numpy.random.Generator"),
+        ("rng", -3, r"None, an int >= 0 or a numpy.random.Generator"),
+        ("rng", "abc", r"None, an int >= 0 or a numpy.random.Generator"),
         ("power", 0.04, r"a float in the open interval \(1 - confidence, 1\) = \(0.05, 1\)"),
         ("name_a", 3, "a str"),
     ],
@@ -449,3 +449,38 @@ def test_bad_parameters_use_the_standard_message(param, value, allowed):
                        match=rf"The '{param}' parameter of paired_comparison must be {allowed}\. "
                              rf"Got .* instead\."):
         paired_comparison([1.0, 2, 3], [1.0, 3, 2], **{param: value})
+
+
+
+@pytest.mark.parametrize(("old", "new", "value"),
+                         [("seed", "rng", 0), ("confidence", "confidence_level", 0.9)])
+def test_scipy_names_and_the_old_ones(old, new, value):
+    # one vocabulary with scipy and skrank.online: rng, confidence_level, n_resamples; the
+    # old keywords still work, with a DeprecationWarning
+    a, b = [0.1, 0.5, 0.3, 0.7], [0.2, 0.1, 0.3, 0.4]
+    fixed = {} if old == "seed" else {"rng": 0}
+    with pytest.warns(DeprecationWarning, match=rf"The '{old}' parameter of paired_comparison "
+                                                rf"is deprecated.*use '{new}'"):
+        before = paired_comparison(a, b, **{old: value}, **fixed)
+    assert before.to_dict() == paired_comparison(a, b, **{new: value}, **fixed).to_dict()
+    with pytest.raises(InvalidParameterError, match=rf"'{old}' parameter of paired_comparison "
+                                                    rf"must be not passed together with '{new}'"):
+        paired_comparison(a, b, **{old: value, new: value})
+
+
+def test_the_same_words_in_online_and_segments():
+    import inspect
+
+    from skrank import online, segments
+    from skrank.stats import bootstrap_ci, compare_many, randomization_test
+
+    for f in (paired_comparison, compare_many, bootstrap_ci, randomization_test,
+              segments.segment_table, online.ips, online.interleaving_test):
+        params = inspect.signature(f).parameters
+        assert not {"seed", "confidence", "n_bootstrap"} & set(params), f.__name__
+        assert "rng" in params, f.__name__
+    assert inspect.signature(segments.segment_table).parameters["rng"].default is None
+    with pytest.warns(DeprecationWarning, match=r"'n_bootstrap' parameter of interleaving_test"):
+        old = online.interleaving_test([1, 1, -1, 0, 1, 1, -1, 1], n_bootstrap=200, rng=0)
+    new = online.interleaving_test([1, 1, -1, 0, 1, 1, -1, 1], n_resamples=200, rng=0)
+    assert old.ci == new.ci

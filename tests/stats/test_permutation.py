@@ -59,7 +59,7 @@ def test_exact_matches_brute_force(alternative):
     rng = np.random.default_rng(0)
     for _ in range(5):
         d = np.round(rng.normal(0.05, 0.2, size=9), 2)  # rounding makes ties among sums
-        res = randomization_test(d, alternative=alternative, n_permutations=10_000, seed=0)
+        res = randomization_test(d, alternative=alternative, n_permutations=10_000, rng=0)
         nonzero = [x for x in d if x != 0]
         assert res.exact and res.n_resamples == 2 ** len(nonzero)
         assert res.pvalue == pytest.approx(_brute_force(nonzero, alternative), abs=1e-12)
@@ -73,14 +73,14 @@ def test_exact_matches_scipy_permutation_test(alternative):
     rng = np.random.default_rng(1)
     b = rng.uniform(0, 1, size=10)
     a = b + rng.normal(0.1, 0.2, size=10)
-    ours = randomization_test(a - b, alternative=alternative, seed=0).pvalue
+    ours = randomization_test(a - b, alternative=alternative, rng=0).pvalue
     ref = _scipy_paired_permutation(a, b, alternative, np.inf, 0)
     assert ours == pytest.approx(ref, abs=1e-12)
 
 
 def test_zero_differences_are_left_out_of_the_enumeration():
     d = np.array([0.3, 0.0, 0.1, 0.0, -0.2, 0.4])
-    res = randomization_test(d, seed=0)
+    res = randomization_test(d, rng=0)
     assert res.exact and res.n_resamples == 2**4 and res.n_zero == 2
     assert res.pvalue == pytest.approx(_brute_force(d, "two-sided"))
 
@@ -93,7 +93,7 @@ def test_monte_carlo_agrees_with_scipy_within_monte_carlo_error(alternative):
     rng = np.random.default_rng(2)
     b = rng.uniform(0, 1, size=60)
     a = b + rng.normal(0.03, 0.12, size=60)
-    ours = randomization_test(a - b, alternative=alternative, n_permutations=10_000, seed=1)
+    ours = randomization_test(a - b, alternative=alternative, n_permutations=10_000, rng=1)
     ref = _scipy_paired_permutation(a, b, alternative, 9_999, 2)
     assert not ours.exact
     # Both estimate the same p-value with B = 1e4: SD of the difference
@@ -107,8 +107,8 @@ def test_monte_carlo_agrees_with_exact_enumeration():
     # 16 differences: 65,536 patterns enumerated, versus 20,000 random ones.
     rng = np.random.default_rng(3)
     d = rng.normal(0.04, 0.1, size=16)
-    exact = randomization_test(d, n_permutations=2**16, seed=0)
-    mc = randomization_test(d, n_permutations=20_000, seed=0)
+    exact = randomization_test(d, n_permutations=2**16, rng=0)
+    mc = randomization_test(d, n_permutations=20_000, rng=0)
     assert exact.exact and not mc.exact
     sd = np.sqrt(exact.pvalue * (1 - exact.pvalue) / 20_000)
     assert abs(mc.pvalue - exact.pvalue) <= 5 * sd + 1 / 20_001
@@ -117,7 +117,7 @@ def test_monte_carlo_agrees_with_exact_enumeration():
 def test_pvalue_is_never_zero():
     # An overwhelming effect: no random pattern reaches it, p = 1 / (B + 1).
     d = np.full(200, 0.3) + np.linspace(0, 0.01, 200)
-    res = randomization_test(d, n_permutations=999, seed=0)
+    res = randomization_test(d, n_permutations=999, rng=0)
     assert res.pvalue == pytest.approx(1 / 1000)
 
 
@@ -169,23 +169,23 @@ def test_monte_carlo_chunks_cover_every_pattern(monkeypatch):
 def test_properties_of_the_pvalue(d, seed):
     d = np.array(d)
     b = 200
-    two = randomization_test(d, n_permutations=b, seed=seed)
+    two = randomization_test(d, n_permutations=b, rng=seed)
     assert 0 < two.pvalue <= 1
     if not two.exact:
         assert two.pvalue >= 1 / (b + 1)
     # Flipping every sign leaves the two-sided p-value unchanged and swaps the one-sided ones
     # (the same seed draws the same patterns).
-    assert randomization_test(-d, n_permutations=b, seed=seed).pvalue == two.pvalue
-    greater = randomization_test(d, n_permutations=b, seed=seed, alternative="greater")
-    less = randomization_test(-d, n_permutations=b, seed=seed, alternative="less")
+    assert randomization_test(-d, n_permutations=b, rng=seed).pvalue == two.pvalue
+    greater = randomization_test(d, n_permutations=b, rng=seed, alternative="greater")
+    less = randomization_test(-d, n_permutations=b, rng=seed, alternative="less")
     assert greater.pvalue == less.pvalue
 
 
 def test_same_seed_same_pvalue_different_seed_differs():
     d = np.random.default_rng(6).normal(0.02, 0.1, size=80)
-    p1 = randomization_test(d, seed=7).pvalue
-    assert randomization_test(d, seed=7).pvalue == p1
-    assert randomization_test(d, seed=8).pvalue != p1
+    p1 = randomization_test(d, rng=7).pvalue
+    assert randomization_test(d, rng=7).pvalue == p1
+    assert randomization_test(d, rng=8).pvalue != p1
 
 
 # --------------------------------------------------------------------------- bad input

@@ -49,7 +49,7 @@ def _pvalues(d, alternative="two-sided"):
     t = stats.ttest_1samp(d, 0.0, axis=1, alternative=alternative).pvalue
     w = stats.wilcoxon(d, axis=1, alternative=alternative).pvalue
     r = np.array([randomization_test(row, n_permutations=B, alternative=alternative,
-                                     seed=i).pvalue for i, row in enumerate(d)])
+                                     rng=i).pvalue for i, row in enumerate(d)])
     return {"randomization": r, "t": t, "wilcoxon": w}
 
 
@@ -59,7 +59,7 @@ def test_vectorised_path_is_paired_comparison(kind):
     fast = _pvalues(d)
     for i, row in enumerate(d):
         res = paired_comparison(row, np.zeros(N_QUERIES), n_resamples=10, n_permutations=B,
-                                seed=i)
+                                rng=i)
         assert res.randomization.pvalue == fast["randomization"][i]
         assert res.t_test.pvalue == pytest.approx(fast["t"][i], rel=1e-12)
         assert res.wilcoxon.pvalue == pytest.approx(fast["wilcoxon"][i], rel=1e-12)
@@ -89,7 +89,7 @@ def test_tests_reject_under_an_alternative():
     for i in range(n_sims):
         d = rng.normal(0.06, 0.1, size=N_QUERIES)
         res = paired_comparison(d, np.zeros(N_QUERIES), n_resamples=10, n_permutations=B,
-                                seed=i)
+                                rng=i)
         for name, p in res.pvalues.items():
             rejected[name] += p <= 0.05
     for name, count in rejected.items():

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, param_error
+from .._validation import check_choice, param_error, renamed_parameters
 from ..exceptions import InputError
 from ..stats._bootstrap import percentile_interval
 from ._results import OffPolicyEstimate, PropensityEstimate
@@ -102,10 +102,10 @@ def _bootstrap_ci(
 class _CI:
     """The confidence-interval options shared by every estimator."""
 
-    def __init__(self, confidence_level: Any, ci: Any, n_bootstrap: Any, rng: Any, caller: str):
+    def __init__(self, confidence_level: Any, ci: Any, n_resamples: Any, rng: Any, caller: str):
         self.level = check_confidence_level(confidence_level, caller)
         self.method = check_choice("ci", ci, CI_METHODS, caller)
-        self.n_bootstrap = check_positive_int("n_bootstrap", n_bootstrap, caller)
+        self.n_resamples = check_positive_int("n_resamples", n_resamples, caller)
         self.rng = rng
         self.caller = caller
 
@@ -129,7 +129,7 @@ class _CI:
         else:
             gen = check_rng(self.rng, self.caller)
             stat = boot_stat if boot_stat is not None else (lambda idx: values[idx].mean(axis=1))
-            ci = _bootstrap_ci(stat, n, self.n_bootstrap, self.level, gen)
+            ci = _bootstrap_ci(stat, n, self.n_resamples, self.level, gen)
         ess = None if weights is None else _kish_ess(weights)
         mean_w = None if weights is None else float(weights.mean())
         return OffPolicyEstimate(estimator, est, se, ci, self.level, int(n), ess, mean_w)
@@ -199,6 +199,7 @@ def _bandit_inputs(
 
 
 # ----------------------------------------------------------------------------- bandit
+@renamed_parameters(n_bootstrap="n_resamples")
 def ips(
     reward: Any,
     action: Any,
@@ -209,7 +210,7 @@ def ips(
     max_weight: float | None = None,
     confidence_level: float = 0.95,
     ci: str = "normal",
-    n_bootstrap: int = 2000,
+    n_resamples: int = 2000,
     rng: Any = None,
 ) -> OffPolicyEstimate:
     """Inverse propensity scoring (IPS), optionally with clipped weights.
@@ -237,7 +238,7 @@ def ips(
     confidence_level : float, default=0.95
     ci : {"normal", "bootstrap"}, default="normal"
         Normal approximation ``value -/+ z se`` or percentile bootstrap over rounds.
-    n_bootstrap : int, default=2000
+    n_resamples : int, default=2000
     rng : None, int or numpy.random.Generator, default=None
         Seed of the bootstrap.
 
@@ -257,12 +258,13 @@ def ips(
     """
     caller = "ips"
     lam = _check_max_weight(max_weight, caller)
-    opts = _CI(confidence_level, ci, n_bootstrap, rng, caller)
+    opts = _CI(confidence_level, ci, n_resamples, rng, caller)
     d = _bandit_inputs(caller, action_dist, position, reward, action, pscore)
     w = d["w"] if lam is None else np.minimum(d["w"], lam)
     return opts.result("ips" if lam is None else "clipped_ips", w * d["reward"], w)
 
 
+@renamed_parameters(n_bootstrap="n_resamples")
 def snips(
     reward: Any,
     action: Any,
@@ -272,7 +274,7 @@ def snips(
     position: Any = None,
     confidence_level: float = 0.95,
     ci: str = "normal",
-    n_bootstrap: int = 2000,
+    n_resamples: int = 2000,
     rng: Any = None,
 ) -> OffPolicyEstimate:
     """Self-normalised IPS: ``sum(w r) / sum(w)`` (OBP's SelfNormalizedInverseProbabilityWeighting).
@@ -296,7 +298,7 @@ def snips(
     0.851852
     """
     caller = "snips"
-    opts = _CI(confidence_level, ci, n_bootstrap, rng, caller)
+    opts = _CI(confidence_level, ci, n_resamples, rng, caller)
     d = _bandit_inputs(caller, action_dist, position, reward, action, pscore)
     w, r = d["w"], d["reward"]
     sw = w.sum()
@@ -318,6 +320,7 @@ def snips(
                        boot_stat=stat)
 
 
+@renamed_parameters(n_bootstrap="n_resamples")
 def direct_method(
     action_dist: Any,
     estimated_rewards: Any,
@@ -325,7 +328,7 @@ def direct_method(
     position: Any = None,
     confidence_level: float = 0.95,
     ci: str = "normal",
-    n_bootstrap: int = 2000,
+    n_resamples: int = 2000,
     rng: Any = None,
 ) -> OffPolicyEstimate:
     """Direct method: ``mean_i sum_a pi_e(a | x_i) q(x_i, a)`` (OBP's DirectMethod).
@@ -339,7 +342,7 @@ def direct_method(
         Evaluation policy's action probabilities.
     estimated_rewards : array-like of float, same shape as ``action_dist``
         Reward model ``q(x_i, a)`` (OBP's ``estimated_rewards_by_reg_model``).
-    position, confidence_level, ci, n_bootstrap, rng
+    position, confidence_level, ci, n_resamples, rng
         As in :func:`ips`.
 
     Returns
@@ -354,11 +357,12 @@ def direct_method(
     0.45
     """
     caller = "direct_method"
-    opts = _CI(confidence_level, ci, n_bootstrap, rng, caller)
+    opts = _CI(confidence_level, ci, n_resamples, rng, caller)
     d = _bandit_inputs(caller, action_dist, position, estimated_rewards=estimated_rewards)
     return opts.result("dm", np.sum(d["pi_e"] * d["q"], axis=1), None)
 
 
+@renamed_parameters(n_bootstrap="n_resamples")
 def doubly_robust(
     reward: Any,
     action: Any,
@@ -370,7 +374,7 @@ def doubly_robust(
     max_weight: float | None = None,
     confidence_level: float = 0.95,
     ci: str = "normal",
-    n_bootstrap: int = 2000,
+    n_resamples: int = 2000,
     rng: Any = None,
 ) -> OffPolicyEstimate:
     """Doubly robust: the direct method plus an IPS correction of the model's residual.
@@ -385,7 +389,7 @@ def doubly_robust(
         As in :func:`ips`.
     estimated_rewards : array-like of float, same shape as ``action_dist``
         Reward model ``q(x_i, a)``.
-    confidence_level, ci, n_bootstrap, rng
+    confidence_level, ci, n_resamples, rng
         As in :func:`ips`.
 
     Returns
@@ -402,7 +406,7 @@ def doubly_robust(
     """
     caller = "doubly_robust"
     lam = _check_max_weight(max_weight, caller)
-    opts = _CI(confidence_level, ci, n_bootstrap, rng, caller)
+    opts = _CI(confidence_level, ci, n_resamples, rng, caller)
     d = _bandit_inputs(caller, action_dist, position, reward, action, pscore, estimated_rewards)
     w = d["w"] if lam is None else np.minimum(d["w"], lam)
     rows = np.arange(w.size)
@@ -414,9 +418,9 @@ def doubly_robust(
 # ----------------------------------------------------------------------------- slates
 def _slate(
     caller: str, name: str, reward: Any, pscore: Any, evaluation_pscore: Any, joint: bool,
-    confidence_level: Any, ci: Any, n_bootstrap: Any, rng: Any,
+    confidence_level: Any, ci: Any, n_resamples: Any, rng: Any,
 ) -> OffPolicyEstimate:
-    opts = _CI(confidence_level, ci, n_bootstrap, rng, caller)
+    opts = _CI(confidence_level, ci, n_resamples, rng, caller)
     r = as_float_array("reward", reward, caller, ndim=2)
     ndim = 1 if joint else 2
     if joint:
@@ -450,6 +454,7 @@ def _slate(
     return res
 
 
+@renamed_parameters(n_bootstrap="n_resamples")
 def slate_standard_ips(
     reward: Any,
     pscore: Any,
@@ -457,7 +462,7 @@ def slate_standard_ips(
     *,
     confidence_level: float = 0.95,
     ci: str = "normal",
-    n_bootstrap: int = 2000,
+    n_resamples: int = 2000,
     rng: Any = None,
 ) -> OffPolicyEstimate:
     """Standard slate IPS: whole-slate importance weights (OBP's ``SlateStandardIPS``).
@@ -473,7 +478,7 @@ def slate_standard_ips(
         Behaviour policy's probability of the whole logged slate, in (0, 1].
     evaluation_pscore : array-like of float, shape (n_slates,)
         Evaluation policy's probability of the logged slate, in [0, 1].
-    confidence_level, ci, n_bootstrap, rng
+    confidence_level, ci, n_resamples, rng
         As in :func:`ips`.
 
     Returns
@@ -487,9 +492,10 @@ def slate_standard_ips(
     1.0
     """
     return _slate("slate_standard_ips", "sips", reward, pscore, evaluation_pscore, True,
-                  confidence_level, ci, n_bootstrap, rng)
+                  confidence_level, ci, n_resamples, rng)
 
 
+@renamed_parameters(n_bootstrap="n_resamples")
 def independent_ips(
     reward: Any,
     pscore_item_position: Any,
@@ -497,7 +503,7 @@ def independent_ips(
     *,
     confidence_level: float = 0.95,
     ci: str = "normal",
-    n_bootstrap: int = 2000,
+    n_resamples: int = 2000,
     rng: Any = None,
 ) -> OffPolicyEstimate:
     """Independent (item-position) IPS for slates (OBP's ``SlateIndependentIPS``).
@@ -513,7 +519,7 @@ def independent_ips(
         Behaviour policy's marginal probability of the logged item at that position, in (0, 1].
     evaluation_pscore_item_position : array-like of float, shape (n_slates, len_list)
         Evaluation policy's marginal probability of the logged item at that position.
-    confidence_level, ci, n_bootstrap, rng
+    confidence_level, ci, n_resamples, rng
         As in :func:`ips`.
 
     Returns
@@ -528,9 +534,10 @@ def independent_ips(
     2.5
     """
     return _slate("independent_ips", "iips", reward, pscore_item_position,
-                  evaluation_pscore_item_position, False, confidence_level, ci, n_bootstrap, rng)
+                  evaluation_pscore_item_position, False, confidence_level, ci, n_resamples, rng)
 
 
+@renamed_parameters(n_bootstrap="n_resamples")
 def reward_interaction_ips(
     reward: Any,
     pscore_cascade: Any,
@@ -538,7 +545,7 @@ def reward_interaction_ips(
     *,
     confidence_level: float = 0.95,
     ci: str = "normal",
-    n_bootstrap: int = 2000,
+    n_resamples: int = 2000,
     rng: Any = None,
 ) -> OffPolicyEstimate:
     """Reward-interaction IPS for slates (OBP's ``SlateRewardInteractionIPS``).
@@ -554,7 +561,7 @@ def reward_interaction_ips(
         Behaviour policy's probability of the logged top-``l`` prefix, in (0, 1].
     evaluation_pscore_cascade : array-like of float, shape (n_slates, len_list)
         Evaluation policy's probability of that prefix.
-    confidence_level, ci, n_bootstrap, rng
+    confidence_level, ci, n_resamples, rng
         As in :func:`ips`.
 
     Returns
@@ -568,7 +575,7 @@ def reward_interaction_ips(
     3.0
     """
     return _slate("reward_interaction_ips", "rips", reward, pscore_cascade,
-                  evaluation_pscore_cascade, False, confidence_level, ci, n_bootstrap, rng)
+                  evaluation_pscore_cascade, False, confidence_level, ci, n_resamples, rng)
 
 
 # ----------------------------------------------------------------------------- rankings
@@ -589,6 +596,7 @@ def _check_rankings(name: str, r: Any, caller: str) -> np.ndarray:
     return arr
 
 
+@renamed_parameters(n_bootstrap="n_resamples")
 def pbm_ips(
     clicks: Any,
     logged_rankings: Any,
@@ -599,7 +607,7 @@ def pbm_ips(
     target_weights: Any = None,
     confidence_level: float = 0.95,
     ci: str = "normal",
-    n_bootstrap: int = 2000,
+    n_resamples: int = 2000,
     rng: Any = None,
 ) -> OffPolicyEstimate:
     """Position-based-model IPS: a new ranking's expected clicks from logged clicks.
@@ -638,7 +646,7 @@ def pbm_ips(
     target_weights : array-like of float, shape (n_weights,), optional
         Weight of each target position (default ``propensities``); positions past its end
         weigh 0.
-    confidence_level, ci, n_bootstrap, rng
+    confidence_level, ci, n_resamples, rng
         As in :func:`ips`.
 
     Returns
@@ -658,7 +666,7 @@ def pbm_ips(
     1.25
     """
     caller = "pbm_ips"
-    opts = _CI(confidence_level, ci, n_bootstrap, rng, caller)
+    opts = _CI(confidence_level, ci, n_resamples, rng, caller)
     c = check_binary("clicks", as_float_array("clicks", clicks, caller, ndim=2), caller)
     logged = _check_rankings("logged_rankings", logged_rankings, caller)
     target = _check_rankings("target_rankings", target_rankings, caller)

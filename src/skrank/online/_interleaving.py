@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .._validation import check_choice, check_int, param_error
+from .._validation import check_choice, check_int, param_error, renamed_parameters
 from ..stats._bootstrap import percentile_interval
 from ._clicks import _ClickModel
 from ._results import InterleavingResult
@@ -776,13 +776,14 @@ def sign_test(wins: int, losses: int) -> float:
     return float(min(1.0, 2.0 * stats.binom.cdf(min(wins, losses), n, 0.5)))
 
 
+@renamed_parameters(n_bootstrap="n_resamples")
 def interleaving_test(
     outcomes: Any,
     *,
     groups: Any = None,
     no_click: str = "drop",
     confidence_level: float = 0.95,
-    n_bootstrap: int = 2000,
+    n_resamples: int = 2000,
     rng: Any = None,
 ) -> InterleavingResult:
     """Aggregate interleaving outcomes: wins, losses, ties, preference, sign test, bootstrap CI.
@@ -802,7 +803,7 @@ def interleaving_test(
         ties.
     confidence_level : float, default=0.95
         Level of the bootstrap interval.
-    n_bootstrap : int, default=2000
+    n_resamples : int, default=2000
         Bootstrap resamples of the units. The preference depends only on the counts, so
         resampling units is drawing ``(wins, losses, ties)`` from a multinomial.
     rng : None, int or numpy.random.Generator, default=None
@@ -835,7 +836,7 @@ def interleaving_test(
         )
     check_choice("no_click", no_click, NO_CLICK_RULES, caller)
     level = check_confidence_level(confidence_level, caller)
-    n_bootstrap = check_positive_int("n_bootstrap", n_bootstrap, caller)
+    n_resamples = check_positive_int("n_resamples", n_resamples, caller)
     gen = check_rng(rng, caller)
     unit = "impression"
     if groups is not None:
@@ -862,7 +863,7 @@ def interleaving_test(
         nan = math.nan
         return InterleavingResult(0, 0, 0, 0, nan, 1.0, (nan, nan), level, nan, unit, n_no_click)
     preference = (wins + ties / 2) / n - 0.5
-    draws = gen.multinomial(n, [wins / n, losses / n, ties / n], size=n_bootstrap)
+    draws = gen.multinomial(n, [wins / n, losses / n, ties / n], size=n_resamples)
     boot = (draws[:, 0] + draws[:, 2] / 2) / n - 0.5
     return InterleavingResult(
         wins=wins, losses=losses, ties=ties, n=n, preference=float(preference),

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int, param_error
+from .._validation import check_choice, check_int, param_error, renamed_parameters
 from ..exceptions import InputError
 from ..metrics._result import EvaluationResult, MetricResult
 from ..metrics._spec import Metric
@@ -259,6 +259,7 @@ def _resolve_primary(primary: str | None, metrics: tuple[Metric, ...],
     return comparison_name(system, metric, len(compared)), metric
 
 
+@renamed_parameters(seed="rng", confidence="confidence_level")
 def build_report(
     results: Mapping[str, EvaluationResult],
     *,
@@ -267,14 +268,14 @@ def build_report(
     correction: str = "holm",
     test: str = "randomization",
     alpha: float = 0.05,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     alternative: str = "two-sided",
     n_resamples: int = 10_000,
     n_permutations: int = 10_000,
     top_losses: int = 5,
     segmentations: Sequence[Segmentation] = (),
     segment_metric: str | Metric | None = None,
-    seed: int | None = None,
+    rng: int | None = None,
     inputs: Sequence[str] = (),
     notes: Sequence[str] = (),
 ) -> Report:
@@ -298,7 +299,7 @@ def build_report(
     test : {"randomization", "t", "wilcoxon"}, default="randomization"
         The test whose p-values are corrected and reported in the tables (every comparison
         also reports the other two).
-    alpha, confidence, alternative, n_resamples, n_permutations, top_losses
+    alpha, confidence_level, alternative, n_resamples, n_permutations, top_losses
         As in :func:`skrank.stats.paired_comparison`.
     segmentations : sequence of Segmentation, default=()
         Segmentations of the queries; each gives one table per compared system (or per
@@ -306,7 +307,7 @@ def build_report(
     segment_metric : str, Metric or None, default=None
         The metric of the segment tables; defaults to the primary comparison's metric, else
         the first metric.
-    seed : int or None, default=None
+    rng : int or None, default=None
         Seed of every bootstrap and randomisation in the report (the same for each
         comparison). None draws one, reported in ``Report.seed``.
     inputs, notes : sequence of str, default=()
@@ -338,7 +339,7 @@ def build_report(
     ...     "bm25": skrank.evaluate(y, y + rng.normal(0, 1.5, qid.size), qid,
     ...                             metrics=["ndcg@5", "rr"]),
     ... }
-    >>> report = build_report(results, baseline="bm25", primary="ndcg@5", seed=0,
+    >>> report = build_report(results, baseline="bm25", primary="ndcg@5", rng=0,
     ...                       n_resamples=2000, n_permutations=2000)
     >>> [(row.name, row.role) for row in report.comparisons]
     [('ndcg@5', 'primary'), ('rr', 'secondary')]
@@ -347,6 +348,7 @@ def build_report(
     ...     results["model"]["ndcg@5"].value - results["bm25"]["ndcg@5"].value, 4)
     (30, True)
     """
+    seed, confidence = rng, confidence_level  # the names used below
     caller = "build_report"
     if not isinstance(results, Mapping) or not results:
         raise param_error("results", "a non-empty mapping of system names to EvaluationResult",
@@ -396,7 +398,7 @@ def build_report(
     check_int("seed", seed, min_value=0, caller=caller)
 
     stat_kwargs = dict(n_resamples=n_resamples, n_permutations=n_permutations,
-                       confidence=confidence, alternative=alternative, seed=seed)
+                       confidence_level=confidence, alternative=alternative, rng=seed)
     out_notes = list(notes)
     table = None
     if baseline is not None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int
+from .._validation import check_choice, check_int, renamed_parameters
 from ..exceptions import InputError
 from ._checks import LazyModule, as_vector, check_open_unit, check_seed, resolve_seed
 from ._results import Interval
@@ -77,13 +77,14 @@ def bca_interval(d: np.ndarray, boot: np.ndarray, confidence: float) -> tuple[fl
     return float(lo), float(hi)
 
 
+@renamed_parameters(seed="rng", confidence="confidence_level")
 def bootstrap_ci(
     values: Any,
     *,
     method: str = "bca",
     n_resamples: int = 10_000,
-    confidence: float = 0.95,
-    seed: int | np.random.Generator | None = None,
+    confidence_level: float = 0.95,
+    rng: int | np.random.Generator | None = None,
 ) -> Interval:
     """Bootstrap confidence interval of the mean of per-query values.
 
@@ -100,9 +101,9 @@ def bootstrap_ci(
         ``"percentile"``: the plain quantiles of the bootstrap means.
     n_resamples : int, default=10_000
         Number of bootstrap resamples.
-    confidence : float, default=0.95
+    confidence_level : float, default=0.95
         Confidence level, in (0, 1).
-    seed : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator or None, default=None
         Seed of the resampling; the same seed gives the same interval.
 
     Returns
@@ -119,14 +120,15 @@ def bootstrap_ci(
     >>> import numpy as np
     >>> from skrank.stats import bootstrap_ci
     >>> d = np.array([0.1, -0.05, 0.2, 0.0, 0.15, 0.05, -0.1, 0.3])
-    >>> ci = bootstrap_ci(d, seed=0)
+    >>> ci = bootstrap_ci(d, rng=0)
     >>> ci.method, bool(ci.low < d.mean() < ci.high)
     ('bca', True)
     """
+    seed, confidence = rng, confidence_level  # the names used below
     caller = "bootstrap_ci"
     method = check_choice("method", method, ("bca", "percentile"), caller)
     n_resamples = check_int("n_resamples", n_resamples, min_value=1, caller=caller)
-    confidence = check_open_unit("confidence", confidence, caller)
+    confidence = check_open_unit("confidence_level", confidence, caller)
     check_seed(seed, caller)
     d = as_vector(values, "values", caller)
     if np.isnan(d).any():

@@ -33,13 +33,14 @@ def check_nonneg_real(name: str, value: Any, caller: str) -> float:
     raise param_error(name, "a finite real number >= 0", value, caller)
 
 
-def check_seed(value: Any, caller: str) -> np.random.SeedSequence | np.random.Generator | int:
-    """Accept None, a non-negative int or a numpy Generator."""
+def check_seed(value: Any, caller: str, name: str = "rng"
+               ) -> np.random.SeedSequence | np.random.Generator | int:
+    """Accept None, a non-negative int or a numpy Generator (the ``rng`` parameter)."""
     if value is None or isinstance(value, np.random.Generator):
         return value
     if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0:
         return int(value)
-    raise param_error("seed", "None, an int >= 0 or a numpy.random.Generator", value, caller)
+    raise param_error(name, "None, an int >= 0 or a numpy.random.Generator", value, caller)
 
 
 def resolve_seed(seed: Any) -> tuple[int | None, np.random.SeedSequence]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int, param_error
+from .._validation import check_choice, check_int, param_error, renamed_parameters
 from ..exceptions import InputError
 from ..metrics._result import MetricResult
 from ._bootstrap import bca_interval, bootstrap_means, percentile_interval
@@ -234,6 +234,7 @@ def _wilcoxon(d: np.ndarray, alternative: str) -> SignificanceTest:
 # --------------------------------------------------------------------------- public API
 
 
+@renamed_parameters(seed="rng", confidence="confidence_level")
 def paired_comparison(
     a: Any,
     b: Any,
@@ -245,13 +246,13 @@ def paired_comparison(
     name_b: str = "baseline",
     n_resamples: int = 10_000,
     n_permutations: int = 10_000,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     alternative: str = "two-sided",
     nan_policy: str = "raise",
     tie_tol: float = 1e-12,
     top_losses: int = 5,
     power: float = 0.8,
-    seed: int | np.random.Generator | None = None,
+    rng: int | np.random.Generator | None = None,
 ) -> PairedComparison:
     """Compare two systems query by query: difference, intervals, tests, effect size, power.
 
@@ -282,7 +283,7 @@ def paired_comparison(
     n_permutations : int, default=10_000
         Random sign patterns of the randomisation test (all patterns, exactly, when there are
         no more than this many).
-    confidence : float, default=0.95
+    confidence_level : float, default=0.95
         Confidence level of the intervals, in (0, 1). ``1 - confidence`` is also the level
         ``alpha`` of the minimum detectable difference.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
@@ -304,7 +305,7 @@ def paired_comparison(
         How many of the queries where the system loses most to report.
     power : float, default=0.8
         Target power of the minimum detectable difference, in (``1 - confidence``, 1).
-    seed : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator or None, default=None
         Seed of the bootstrap and of the sign patterns. The same seed gives the same result.
         With ``None`` a seed is drawn and reported in ``seed`` so the run can be repeated.
 
@@ -356,7 +357,7 @@ def paired_comparison(
     >>> rng = np.random.default_rng(0)
     >>> baseline = rng.uniform(0.3, 0.9, size=40)
     >>> system = np.clip(baseline + rng.normal(0.02, 0.1, size=40), 0, 1)
-    >>> res = paired_comparison(system, baseline, metric="ndcg@10", seed=0)
+    >>> res = paired_comparison(system, baseline, metric="ndcg@10", rng=0)
     >>> res.n, res.wins + res.ties + res.losses
     (40, 40)
     >>> bool(res.ci_bca.low < res.mean_difference < res.ci_bca.high)
@@ -364,10 +365,11 @@ def paired_comparison(
     >>> res.to_dict()["tests"]["randomization"]["n_resamples"]
     10000
     """
+    seed, confidence = rng, confidence_level  # the names used below
     caller = "paired_comparison"
     n_resamples = check_int("n_resamples", n_resamples, min_value=1, caller=caller)
     n_permutations = check_int("n_permutations", n_permutations, min_value=1, caller=caller)
-    confidence = check_open_unit("confidence", confidence, caller)
+    confidence = check_open_unit("confidence_level", confidence, caller)
     alternative = check_alternative(alternative, caller)
     nan_policy = check_choice("nan_policy", nan_policy, NAN_POLICIES, caller)
     tie_tol = check_nonneg_real("tie_tol", tie_tol, caller)
@@ -495,6 +497,7 @@ def paired_comparison(
     )
 
 
+@renamed_parameters(seed="rng", confidence="confidence_level")
 def compare_many(
     systems: Mapping[str, Any],
     baseline: str,
@@ -507,13 +510,13 @@ def compare_many(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     n_permutations: int = 10_000,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     alternative: str = "two-sided",
     nan_policy: str = "raise",
     tie_tol: float = 1e-12,
     top_losses: int = 5,
     power: float = 0.8,
-    seed: int | np.random.Generator | None = None,
+    rng: int | np.random.Generator | None = None,
 ) -> ComparisonTable:
     """Compare several systems with one baseline, correcting for multiple comparisons.
 
@@ -540,9 +543,10 @@ def compare_many(
         The test whose p-values are corrected.
     alpha : float, default=0.05
         Level at which each row's ``reject`` is decided.
-    n_resamples, n_permutations, confidence, alternative, nan_policy, tie_tol, top_losses, power
+    n_resamples, n_permutations, confidence_level, alternative, nan_policy, tie_tol, \
+top_losses, power
         As in :func:`paired_comparison`.
-    seed : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator or None, default=None
         One seed used for every comparison (so each row is reproduced by
         :func:`paired_comparison` with the same seed, and all rows share their resamples).
 
@@ -559,13 +563,14 @@ def compare_many(
     >>> bm25 = rng.uniform(0.2, 0.8, size=60)
     >>> runs = {"bm25": bm25, "lgbm": bm25 + rng.normal(0.05, 0.1, 60),
     ...         "xgb": bm25 + rng.normal(0.0, 0.1, 60)}
-    >>> table = compare_many(runs, baseline="bm25", primary="lgbm", seed=0,
+    >>> table = compare_many(runs, baseline="bm25", primary="lgbm", rng=0,
     ...                      n_resamples=2000, n_permutations=2000)
     >>> [(row.name, row.role) for row in table]
     [('lgbm', 'primary'), ('xgb', 'secondary')]
     >>> table["lgbm"].pvalue == table["lgbm"].pvalue_adjusted
     True
     """
+    seed, confidence = rng, confidence_level  # the names used below
     caller = "compare_many"
     correction = check_choice("correction", correction, CORRECTIONS, caller)
     test = check_choice("test", test, TESTS, caller)
@@ -604,9 +609,9 @@ def compare_many(
         comparisons[str(name)] = paired_comparison(
             systems[name], systems[baseline], qids_a=qa, qids_b=qb, metric=metric,
             name_a=str(name), name_b=str(baseline), n_resamples=n_resamples,
-            n_permutations=n_permutations, confidence=confidence, alternative=alternative,
+            n_permutations=n_permutations, confidence_level=confidence, alternative=alternative,
             nan_policy=nan_policy, tie_tol=tie_tol, top_losses=top_losses, power=power,
-            seed=seed,
+            rng=seed,
         )
     return comparison_table(comparisons, primary=None if primary is None else str(primary),
                             correction=correction, test=test, alpha=alpha)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_int, renamed_parameters
 from ..exceptions import InputError
 from ._checks import as_vector, check_alternative, check_seed, resolve_seed
 from ._results import SignificanceTest
@@ -91,12 +91,13 @@ def sign_flip(
     return (count + 1) / (n_permutations + 1), n_permutations, False
 
 
+@renamed_parameters(seed="rng")
 def randomization_test(
     differences: Any,
     *,
     n_permutations: int = 10_000,
     alternative: str = "two-sided",
-    seed: int | np.random.Generator | None = None,
+    rng: int | np.random.Generator | None = None,
 ) -> SignificanceTest:
     """Randomisation (sign-flip) test of paired per-query differences.
 
@@ -110,7 +111,7 @@ def randomization_test(
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"``: the mean difference is positive (system better); ``"two-sided"`` counts
         patterns whose absolute sum reaches the observed absolute sum.
-    seed : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator or None, default=None
         Seed of the sign patterns; the same seed gives the same p-value.
 
     Returns
@@ -125,10 +126,11 @@ def randomization_test(
     sum 0.7: the observed one, the one flipping -0.05 (sum 0.8) and their mirror images:
 
     >>> from skrank.stats import randomization_test
-    >>> res = randomization_test([0.2, 0.1, 0.3, -0.05, 0.15], seed=0)
+    >>> res = randomization_test([0.2, 0.1, 0.3, -0.05, 0.15], rng=0)
     >>> res.exact, res.n_resamples, res.pvalue
     (True, 32, 0.125)
     """
+    seed = rng  # the names used below
     caller = "randomization_test"
     n_permutations = check_int("n_permutations", n_permutations, min_value=1, caller=caller)
     alternative = check_alternative(alternative, caller)
