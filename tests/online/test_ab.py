@@ -12,6 +12,7 @@ from skrank.exceptions import InputError, InvalidParameterError
 from skrank.online import (
     ZTestResult,
     ctr_at_k,
+    ctr_by_position,
     ratio_metric,
     ratio_ztest,
     sample_size_per_arm,
@@ -33,7 +34,10 @@ def _ctr_oracle(clicks, k, definition):
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
 @pytest.mark.parametrize("definition", ["any_click", "clicks_per_impression", "positional"])
 def test_ctr_at_k_matches_oracle(k, definition):
-    got = ctr_at_k(CLICKS, k, definition=definition)
+    if definition == "positional":
+        got = ctr_by_position(CLICKS, k)
+    else:
+        got = ctr_at_k(CLICKS, k, definition=definition)
     want = _ctr_oracle(CLICKS, k, definition)
     np.testing.assert_allclose(got, want)
 
@@ -42,7 +46,7 @@ def test_ctr_at_k_by_hand():
     # top 2: impressions 1, 4 and 5 have a click -> 3/5; clicks 1+1+0+0+1+1 = 4 -> 4/5
     assert ctr_at_k(CLICKS, 2, definition="any_click") == pytest.approx(3 / 5)
     assert ctr_at_k(CLICKS, 2, definition="clicks_per_impression") == pytest.approx(4 / 5)
-    np.testing.assert_allclose(ctr_at_k(CLICKS, 2, definition="positional"), [2 / 5, 2 / 5])
+    np.testing.assert_allclose(ctr_by_position(CLICKS, 2), [2 / 5, 2 / 5])
     assert ctr_at_k(CLICKS, definition="clicks_per_impression") == pytest.approx(6 / 5)
 
 
@@ -202,3 +206,14 @@ def test_bad_input():
         ratio_metric([1, 2], [0, 0])
     with pytest.raises(InputError, match=r"'numerator_b'.*at least 2 units"):
         ratio_ztest([1, 2], [3, 4], [1], [2])
+
+
+def test_ctr_at_k_returns_a_float_for_every_definition_and_positions_have_their_own():
+    clicks = [[1, 1, 0], [0, 0, 1], [0, 0, 0], [0, 1, 0]]
+    for definition in ("any_click", "clicks_per_impression"):
+        assert isinstance(ctr_at_k(clicks, 2, definition=definition), float)
+    assert ctr_by_position(clicks, 2).tolist() == [0.25, 0.5]
+    with pytest.warns(DeprecationWarning, match=r"definition='positional'\) is deprecated.*"
+                                                r"ctr_by_position"):
+        old = ctr_at_k(clicks, 2, definition="positional")
+    assert old.tolist() == [0.25, 0.5]

@@ -18,8 +18,8 @@ Counterfactual evaluation
     with propensities from :func:`estimate_propensities_shuffle` or
     :func:`estimate_propensities_swap`.
 A/B helpers
-    :func:`ctr_at_k`, :func:`two_proportion_ztest`, :func:`sample_size_per_arm`,
-    :func:`ratio_metric`, :func:`ratio_ztest`.
+    :func:`ctr_at_k`, :func:`ctr_by_position`, :func:`two_proportion_ztest`,
+    :func:`sample_size_per_arm`, :func:`ratio_metric`, :func:`ratio_ztest`.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from __future__ import annotations
 from ._ab import (
     ALTERNATIVES,
     ctr_at_k,
+    ctr_by_position,
     ratio_metric,
     ratio_ztest,
     sample_size_per_arm,
@@ -85,6 +86,7 @@ __all__ = [
     "ZTestResult",
     "balanced_interleave",
     "ctr_at_k",
+    "ctr_by_position",
     "direct_method",
     "doubly_robust",
     "estimate_propensities_shuffle",

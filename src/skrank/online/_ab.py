@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -41,13 +42,27 @@ from ._utils import (
 __all__ = [
     "ALTERNATIVES",
     "ctr_at_k",
+    "ctr_by_position",
     "ratio_metric",
     "ratio_ztest",
     "sample_size_per_arm",
     "two_proportion_ztest",
 ]
 
-def ctr_at_k(clicks: Any, k: int | None = None, *, definition: str) -> float | np.ndarray:
+
+def _click_matrix(clicks: Any, k: int | None, caller: str) -> np.ndarray:
+    """The validated top-``k`` columns of a click log."""
+    c = check_binary("clicks", as_float_array("clicks", clicks, caller, ndim=2), caller)
+    if c.shape[0] == 0:
+        raise input_error("clicks", "at least one impression", "0 impressions", caller)
+    k = check_int("k", k, min_value=1, allow_none=True, caller=caller)
+    if k is not None and k > c.shape[1]:
+        raise input_error("clicks", f"at least k={k} positions (pad with 0)",
+                          f"{c.shape[1]} positions", caller)
+    return c[:, :k] if k is not None else c
+
+
+def ctr_at_k(clicks: Any, k: int | None = None, *, definition: str) -> float:
     """Click-through rate at ``k`` of a click log, under a named definition.
 
     Parameters
@@ -57,14 +72,15 @@ def ctr_at_k(clicks: Any, k: int | None = None, *, definition: str) -> float | n
     k : int or None, default=None
         Cutoff; None is every position. Impressions shorter than ``k`` should be padded
         with 0.
-    definition : {"any_click", "clicks_per_impression", "positional"}
+    definition : {"any_click", "clicks_per_impression"}
         ``"any_click"``: share of impressions with at least one click in the top ``k``.
         ``"clicks_per_impression"``: clicks in the top ``k`` divided by impressions.
-        ``"positional"``: click rate of each of the top ``k`` positions (an array).
+        (``"positional"``, the click rate of each position, is :func:`ctr_by_position`: an
+        array, not a rate; passing it here is deprecated.)
 
     Returns
     -------
-    float or ndarray of shape (k,)
+    float
 
     Examples
     --------
@@ -74,24 +90,44 @@ def ctr_at_k(clicks: Any, k: int | None = None, *, definition: str) -> float | n
     0.5
     >>> ctr_at_k(clicks, 2, definition="clicks_per_impression")  # 3 clicks / 4
     0.75
-    >>> ctr_at_k(clicks, 2, definition="positional").tolist()
-    [0.25, 0.5]
     """
     caller = "ctr_at_k"
     check_choice("definition", definition, CTR_DEFINITIONS, caller)
-    c = check_binary("clicks", as_float_array("clicks", clicks, caller, ndim=2), caller)
-    if c.shape[0] == 0:
-        raise input_error("clicks", "at least one impression", "0 impressions", caller)
-    k = check_int("k", k, min_value=1, allow_none=True, caller=caller)
-    if k is not None and k > c.shape[1]:
-        raise input_error("clicks", f"at least k={k} positions (pad with 0)",
-                          f"{c.shape[1]} positions", caller)
-    top = c[:, :k] if k is not None else c
     if definition == "positional":
-        return top.mean(axis=0)
+        warnings.warn(
+            "ctr_at_k(definition='positional') is deprecated: it returns an array where "
+            "ctr_at_k returns a float. Use ctr_by_position(clicks, k).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ctr_by_position(clicks, k)  # type: ignore[return-value]
+    top = _click_matrix(clicks, k, caller)
     if definition == "clicks_per_impression":
         return float(top.sum(axis=1).mean())
     return float(top.any(axis=1).mean())
+
+
+def ctr_by_position(clicks: Any, k: int | None = None) -> np.ndarray:
+    """Click rate of each of the top ``k`` positions of a click log.
+
+    Parameters
+    ----------
+    clicks : array-like of {0, 1} or bool, shape (n_impressions, n_positions)
+        Click indicators in shown order.
+    k : int or None, default=None
+        Number of positions; None is every position.
+
+    Returns
+    -------
+    ndarray of shape (k,)
+
+    Examples
+    --------
+    >>> from skrank.online import ctr_by_position
+    >>> ctr_by_position([[1, 1, 0], [0, 0, 1], [0, 0, 0], [0, 1, 0]], 2).tolist()
+    [0.25, 0.5]
+    """
+    return _click_matrix(clicks, k, "ctr_by_position").mean(axis=0)
 
 
 def _p_value(z: float, alternative: str) -> float:
