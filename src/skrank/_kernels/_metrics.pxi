@@ -6,7 +6,8 @@
 # query. Integer divisions are written as float divisions of converted operands, in the order
 # of the Python expressions they replace, so the results are the same bits as before.
 
-# metric kinds (kept in sync with skrank.metrics._spec.METRIC_NAMES)
+# metric kinds (named for Python by KINDS in _ranking_body.pxi, the names of
+# skrank.metrics._spec.METRIC_NAMES)
 cdef enum:
     KIND_NDCG = 0
     KIND_DCG = 1

@@ -6,7 +6,7 @@
 # or a bounded heap (O(n log k)); a row whose score is below the current k-th best is
 # rejected with one comparison. Included by ``_ranking.pyx``.
 
-# tie modes (kept in sync with skrank.metrics._evaluate._TIE)
+# tie modes (named for Python by TIE_RULES in _ranking_body.pxi)
 cdef enum:
     TIE_PESSIMISTIC = 0
     TIE_OPTIMISTIC = 1
