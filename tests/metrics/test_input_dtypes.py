@@ -86,3 +86,30 @@ def test_strided_views_are_read_as_their_values():
     assert not y2.flags.c_contiguous
     _same(skrank.evaluate(y2, s2, q2, metrics=METRICS), skrank.evaluate(y, s, qid,
                                                                         metrics=METRICS))
+
+
+@pytest.mark.parametrize("spread", [1, 10**12])  # dense ids (a table pass), sparse (a sort)
+def test_integer_doc_ids_order_ties_as_their_zero_padded_strings(spread):
+    # ties="docid" with integer ids uses the ids themselves as tie keys (no sort); the same
+    # ids as zero-padded strings sort alike, so every value and flag must be equal
+    y, s, qid, _ = _data(5)
+    ids = np.random.default_rng(5).permutation(y.shape[0]).astype(np.int64) * spread
+    as_str = np.char.zfill(ids.astype(str), 16)
+    kw = {"metrics": METRICS, "ties": "docid"}
+    _same(skrank.evaluate(y, s, qid, doc_id=ids, **kw),
+          skrank.evaluate(y, s, qid, doc_id=as_str, **kw))
+
+
+@pytest.mark.parametrize("spread", [1, 10**12])
+@pytest.mark.parametrize("interleave", [False, True])
+def test_an_integer_doc_id_repeated_in_a_query_is_named(spread, interleave):
+    y, s, qid, _ = _data(6)
+    ids = np.arange(y.shape[0], dtype=np.int64) * spread
+    second = int(np.flatnonzero(qid == qid[-1])[0])  # a row of the last query
+    ids[-1] = ids[second]
+    if interleave:
+        perm = np.argsort(np.arange(qid.shape[0]) % 3, kind="stable")
+        y, s, qid, ids = y[perm], s[perm], qid[perm], ids[perm]
+    with pytest.raises(skrank.InputError,
+                       match=rf"Got {second * spread} twice in query {qid.max()}"):
+        skrank.evaluate(y, s, qid, doc_id=ids, ties="docid")

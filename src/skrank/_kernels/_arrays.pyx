@@ -6,7 +6,7 @@ callers run in threads release the GIL."""
 
 import numpy as np
 
-from libc.math cimport floor, isfinite
+from libc.math cimport floor, isfinite, isinf, isnan
 from libc.stdint cimport (
     int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
 )
@@ -142,46 +142,84 @@ def first_not_finite(const real_t[::1] values, mask):
 def query_weights(const int64_t[::1] rows, const int64_t[::1] offsets,
                   const real_t[::1] weights):
     """Each query's mean row weight, summed in the weights' own dtype and row order (as
-    LightGBM does with its float32 weights), divided in float64."""
+    LightGBM does with its float32 weights), divided in float64.
+
+    A sum that overflows (equal weights of 1e308, or 3e38 in float32) is redone as
+    ``max * mean(w / max)`` in float64: the mean fits, as it is at most the largest weight.
+    Sums that do not overflow keep today's operations, hence their bits.
+    """
     cdef Py_ssize_t n_q = offsets.shape[0] - 1, q, j
     out_arr = np.empty(n_q, dtype=np.asarray(weights).dtype)
     cdef real_t[::1] out = out_arr
     cdef real_t s
+    cdef double m, t
     with nogil:
         for q in range(n_q):
             s = weights[rows[offsets[q]]]
             for j in range(offsets[q] + 1, offsets[q + 1]):
                 s += weights[rows[j]]
-            out[q] = <real_t>(<double>s / <double>(offsets[q + 1] - offsets[q]))
+            if isinf(<double>s):
+                m = 0.0
+                for j in range(offsets[q], offsets[q + 1]):
+                    m = max(m, <double>weights[rows[j]])
+                t = 0.0
+                for j in range(offsets[q], offsets[q + 1]):
+                    t += <double>weights[rows[j]] / m
+                out[q] = <real_t>(m * (t / <double>(offsets[q + 1] - offsets[q])))
+            else:
+                out[q] = <real_t>(<double>s / <double>(offsets[q + 1] - offsets[q]))
     return out_arr
+
+
+cdef inline void _weighted_sums(const double[::1] values, const uint8_t[::1] emp,
+                                int empty_rule, const real_t[::1] weights,
+                                bint empty_weighted, double divisor, double* num,
+                                double* den) noexcept nogil:
+    # divisor: 1 (today's operations) or the largest weight (when a sum overflows)
+    cdef bint has_w = weights.shape[0] > 0
+    cdef double v, w
+    cdef Py_ssize_t q
+    num[0] = 0.0
+    den[0] = 0.0
+    for q in range(values.shape[0]):
+        if emp[q]:
+            if empty_rule == 0:
+                continue
+            v = 0.0 if empty_rule == 1 else 1.0
+        else:
+            v = values[q]
+        if has_w:
+            w = weights[q] if divisor == 1.0 else weights[q] / divisor
+            if emp[q] and not empty_weighted:
+                num[0] += v if divisor == 1.0 else v / divisor
+            else:
+                num[0] += v * w
+            den[0] += w
+        else:
+            num[0] += v
+            den[0] += 1.0
 
 
 def weighted_mean(const double[::1] values, empty, int empty_rule, const real_t[::1] weights,
                   bint empty_weighted):
     """The mean of per-query values under the empty-query rule (0 exclude, 1 zero, 2 one),
-    weighted by query weights when given; NaN when nothing counts."""
+    weighted by query weights when given; NaN when nothing counts (or the weights that count
+    sum to 0: the caller says so).
+
+    Sums that overflow (weights near the largest float) are redone with every weight divided
+    by the largest one; ordinary weights keep today's operations, hence their bits.
+    """
     cdef const uint8_t[::1] emp = np.asarray(empty).view(np.uint8)
-    cdef bint has_w = weights.shape[0] > 0
-    cdef double num = 0.0, den = 0.0, v, w
+    cdef double num = 0.0, den = 0.0, m = 0.0
     cdef Py_ssize_t q
     with nogil:
-        for q in range(values.shape[0]):
-            if emp[q]:
-                if empty_rule == 0:
-                    continue
-                v = 0.0 if empty_rule == 1 else 1.0
-            else:
-                v = values[q]
-            if has_w:
-                w = weights[q]
-                if emp[q] and not empty_weighted:
-                    num += v
-                else:
-                    num += v * w
-                den += w
-            else:
-                num += v
-                den += 1.0
+        _weighted_sums(values, emp, empty_rule, weights, empty_weighted, 1.0, &num, &den)
+        if weights.shape[0] > 0 and (isinf(num) or isinf(den) or isnan(num)):
+            for q in range(weights.shape[0]):
+                m = max(m, <double>weights[q])
+            if m > 0.0:
+                _weighted_sums(values, emp, empty_rule, weights, empty_weighted, m, &num,
+                               &den)
     if den == 0.0:
         return np.nan
     return num / den
@@ -207,3 +245,31 @@ cdef extern from *:
 def cpu_has_x86_64_v3():
     """Whether this CPU (and its operating system) runs x86-64-v3 code: AVX2, FMA, BMI."""
     return bool(skrank_cpu_x86_64_v3())
+
+
+def first_repeat(const int64_t[::1] codes, const int64_t[::1] rows,
+                 const int64_t[::1] offsets, int64_t lo, Py_ssize_t span):
+    """The first row (in query order, then row order) whose code already appeared in its
+    query, or -1; ``codes`` lie in ``lo .. lo + span - 1``.
+
+    One pass with a table of the last query that held each code: O(n + span), where sorting
+    (query, code) pairs takes O(n log n). ``rows`` lists the rows query by query (empty when
+    the queries are contiguous).
+    """
+    table_arr = np.full(span, -1, dtype=np.int64)
+    cdef int64_t[::1] last = table_arr
+    cdef Py_ssize_t n_q = offsets.shape[0] - 1, q, j, r, found = -1
+    cdef bint contiguous = rows.shape[0] == 0
+    cdef size_t slot
+    with nogil:
+        for q in range(n_q):
+            for j in range(offsets[q], offsets[q + 1]):
+                r = j if contiguous else rows[j]
+                slot = <size_t>(codes[r] - lo)
+                if last[slot] == q:
+                    found = r
+                    break
+                last[slot] = q
+            if found >= 0:
+                break
+    return found

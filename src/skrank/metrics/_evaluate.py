@@ -10,12 +10,20 @@ from typing import Any
 
 import numpy as np
 
-from .._groups import Grouping, as_qid_array, group_rows, next_run_start, run_starts
+from .._groups import (
+    Grouping,
+    _id_kinds,
+    _missing,
+    as_qid_array,
+    group_rows,
+    next_run_start,
+    run_starts,
+)
 from .._kernels import _arrays as A
 from .._kernels import ranking as K
 from .._threads import run_chunks, run_shared
 from .._validation import param_error
-from ..conventions import Conventions, for_metric, resolve_conventions
+from ..conventions import Conventions, resolve_conventions
 from ..exceptions import EmptyQueryError, InputError, InvalidParameterError
 from ._result import EvaluationResult, MetricResult
 from ._spec import Metric
@@ -108,19 +116,49 @@ def _tiekey(doc_id, grouping: Grouping, n: int, caller: str) -> np.ndarray:
             f"The 'doc_id' parameter of {caller} must have one id per row: y_true has {n} rows "
             f"but doc_id has {ids.shape[0]}."
         )
-    _, code = np.unique(ids, return_inverse=True)
-    code = code.ravel().astype(np.int64)
-    # duplicates inside a query: sort (query, doc) codes and look at neighbours
-    qidx = grouping.query_index()
-    pair = np.lexsort((code, qidx))
-    dup = (qidx[pair][1:] == qidx[pair][:-1]) & (code[pair][1:] == code[pair][:-1])
-    if dup.any():
-        row = int(pair[1:][dup][0])
+    if ids.dtype.kind == "O":
+        bad = next((i for i, v in enumerate(ids[:]) if _missing(v)), None)
+        if bad is not None:
+            raise InputError(
+                f"The 'doc_id' parameter of {caller} must hold an id for every row. "
+                f"Got {ids[bad]!r} at row {bad} instead."
+            )
+        kinds = _id_kinds(ids)
+        if len(kinds) > 1:
+            raise param_error("doc_id", "ids of one type (all integers or all strings)",
+                              f"a mix of {' and '.join(sorted(kinds))}", caller)
+    if ids.dtype.kind in "iu" and (ids.dtype.itemsize < 8 or ids.dtype.kind == "i"
+                                   or int(ids.max()) <= np.iinfo(np.int64).max):
+        # integer ids (the readers' codes) order the documents as they are: no sort
+        code = np.ascontiguousarray(ids, dtype=np.int64)
+    else:
+        try:
+            _, code = np.unique(ids, return_inverse=True)
+        except TypeError:  # ids that do not sort (e.g. objects of one exotic type)
+            raise param_error("doc_id", "ids that sort (integers or strings)",
+                              f"ids of dtype {ids.dtype}", caller) from None
+        code = code.ravel().astype(np.int64)
+    _check_unique_in_queries(code, ids, grouping, caller)
+    return code
+
+
+def _check_unique_in_queries(code: np.ndarray, ids: np.ndarray, grouping: Grouping,
+                             caller: str) -> None:
+    """The standard error for the first document repeated within a query."""
+    lo, hi = int(code.min()), int(code.max())
+    if hi - lo <= 2 * code.shape[0] + 1024:  # codes of about the rows' span: a table pass
+        row = A.first_repeat(code, grouping.kernel_rows, grouping.offsets, lo, hi - lo + 1)
+    else:  # sparse ids: sort (query, doc) pairs and look at neighbours
+        qidx = grouping.query_index()
+        pair = np.lexsort((code, qidx))
+        dup = (qidx[pair][1:] == qidx[pair][:-1]) & (code[pair][1:] == code[pair][:-1])
+        row = int(pair[1:][dup][0]) if dup.any() else -1
+    if row >= 0:
+        q = grouping.query_index()[row]
         raise InputError(
             f"The 'doc_id' parameter of {caller} must not repeat a document within a query. "
-            f"Got {ids[row].item()!r} twice in query {grouping.qids[qidx[row]].item()!r}."
+            f"Got {ids[row].item()!r} twice in query {grouping.qids[q].item()!r}."
         )
-    return code
 
 
 def evaluate(
@@ -218,8 +256,10 @@ max_label, empty_weighted, arithmetic
         p_divisor=p_divisor, idcg=idcg, score_precision=score_precision, default_k=default_k,
         max_label=max_label, empty_weighted=empty_weighted, arithmetic=arithmetic,
     )
+    # one complete value: a preset's per-metric exceptions travel inside it (and an explicit
+    # convention replaces them), so conventions=resolve_conventions(preset) gives the same
+    # numbers as preset=, whatever entry point passes it on
     conv = resolve_conventions(preset, conventions, **overrides)
-    explicit = frozenset(k for k, v in overrides.items() if v is not None)
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
     if not isinstance(metrics, Sequence) or len(metrics) == 0:
@@ -255,14 +295,26 @@ max_label, empty_weighted, arithmetic
         if mask.dtype.kind != "b" or mask.shape[0] != n:
             raise param_error("retrieved", f"a boolean array of length {n}", retrieved, caller)
     if conv.score_precision == "float32":
-        y_score = y_score.astype(np.float32)
+        with np.errstate(over="ignore"):
+            y32 = y_score.astype(np.float32)
+        if not np.isfinite(y32).all():
+            lost = np.isfinite(y_score) & ~np.isfinite(y32)
+            if lost.any():
+                bad = int(np.flatnonzero(lost)[0])
+                raise InputError(
+                    f"The 'y_score' parameter of {caller} must hold scores that fit float32 "
+                    f"(score_precision='float32', largest {float(np.finfo(np.float32).max):g})."
+                    f" Got {y_score[bad].item()!r} at row {bad} instead."
+                )
+        y_score = y32
 
-    # metrics sharing the same conventions share one pass (a preset may differ per metric);
+    # metrics sharing the same conventions share one pass (a preset may differ per metric:
+    # Conventions.for_metric);
     # within a group, the metrics the one-pass kernel takes go there and the others to the
     # general kernel, so one metric without a cutoff does not send the rest to the slower one
     by_conv: dict[Conventions, list[Metric]] = {}
     for spec in specs:
-        by_conv.setdefault(for_metric(conv, preset, spec.name, explicit), []).append(spec)
+        by_conv.setdefault(conv.for_metric(spec.name), []).append(spec)
     fast_ok = retrieved is None and doc_id is None
     fast_groups: dict[Conventions, list[Metric]] = {}
     slow_groups: dict[Conventions, list[Metric]] = {}
@@ -611,6 +663,13 @@ def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResu
     code = _EMPTY_CODE.get(conv.empty, 0)
     w = weights if weights is not None else np.zeros(0)
     value = A.weighted_mean(col, emp, code, w, conv.empty_weighted)
+    n_counted = grouping.n_queries - (n_empty if code == 0 else 0)
+    if weights is not None and n_counted and np.isnan(value):
+        raise InputError(
+            f"The 'sample_weight' parameter of {caller} must give the queries that count in "
+            f"the mean of {spec.display} a positive total weight. Got weights that sum to 0 "
+            f"over its {n_counted} {'query' if n_counted == 1 else 'queries'} instead."
+        )
     per_query = col.copy()
     if n_empty:
         per_query[emp] = {0: np.nan, 1: 0.0, 2: 1.0}[code]
