@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,6 +70,19 @@ class Grouping:
         return out
 
 
+def _missing(v) -> bool:
+    """None, a float NaN or pandas' NA / NaT (without importing pandas)."""
+    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in (
+        "NAType", "NaTType")
+
+
+def _id_kinds(arr: np.ndarray) -> set[str]:
+    """The kinds of the ids of an object array: 'str', 'number' or a type name."""
+    return {"str" if isinstance(v, str) else
+            "number" if isinstance(v, numbers.Number) and not isinstance(v, bool) else
+            type(v).__name__ for v in arr[:]}
+
+
 def as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
     """``qid`` as a 1-D array of ``n`` integer or string ids, or the standard error."""
     arr = np.asarray(qid)
@@ -86,11 +100,18 @@ def as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
         if not np.isfinite(arr).all():
             raise InputError("The 'qid' parameter contains missing (NaN) or infinite values.")
     elif arr.dtype.kind == "O":
-        missing = [v for v in arr[:] if v is None or (isinstance(v, float) and v != v)]
-        if missing:
-            raise InputError("The 'qid' parameter contains missing values (None or NaN).")
+        if any(_missing(v) for v in arr[:]):
+            raise InputError(
+                "The 'qid' parameter contains missing values (None, NaN or pandas NA)."
+            )
+        kinds = _id_kinds(arr)
+        if len(kinds) > 1:  # 1 and "1" would be two queries, or fail to sort: refused
+            raise param_error(
+                "qid", "ids of one type (all integers or all strings)",
+                f"a mix of {' and '.join(sorted(kinds))}", caller,
+            )
         try:
-            arr = arr.astype(str) if all(isinstance(v, str) for v in arr) else arr
+            arr = arr.astype(str) if kinds == {"str"} else arr
         except (TypeError, ValueError):  # pragma: no cover - mixed exotic objects
             pass
     elif arr.dtype.kind not in "iub" and arr.dtype.kind not in "US":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import skrank
@@ -154,3 +155,67 @@ def test_unknown_convention_keyword():
 def test_negative_weights():
     with pytest.raises(InputError, match="finite non-negative weights"):
         skrank.ndcg(Y, S, Q, sample_weight=[1, -1, 1, 1])
+
+
+# --- issue 13: inputs that slipped through --------------------------------------------------
+
+@pytest.mark.parametrize("dtype, big", [(np.float64, 1e308), (np.float32, 3e38)])
+def test_huge_equal_weights_give_the_unweighted_mean(dtype, big):
+    # before (c74d18a, run here): NaN, the weight sums overflowed; equal weights are no weights
+    y, s, q = [1, 0, 0, 1, 1, 0], [3, 2, 1, 3, 2, 1], [0, 0, 1, 1, 2, 2]
+    w = np.full(6, big, dtype=dtype)
+    want = skrank.evaluate(y, s, q, metrics=["ndcg@2", "rr"])
+    got = skrank.evaluate(y, s, q, metrics=["ndcg@2", "rr"], sample_weight=w)
+    for m in ("ndcg@2", "rr"):
+        assert got[m].value == pytest.approx(want[m].value, rel=1e-12)
+    # unequal huge weights: the mean weighted by 1 : 0.5 : 1 (weights / the largest)
+    w2 = np.array([big, big, big / 2, big / 2, big, big], dtype=dtype)
+    per = want["rr"].per_query
+    assert skrank.evaluate(y, s, q, metrics=["rr"], sample_weight=w2)["rr"].value == \
+        pytest.approx((per[0] + 0.5 * per[1] + per[2]) / 2.5, rel=1e-6)
+
+
+def test_zero_total_weight_is_an_error_naming_sample_weight():
+    # before (c74d18a, run here): a mean of NaN without a word
+    with pytest.raises(InputError, match=r"'sample_weight' parameter of evaluate.*sum to 0"):
+        skrank.evaluate([1, 0, 0, 1], [2, 1, 2, 1], [0, 0, 1, 1], sample_weight=np.zeros(4))
+
+
+@pytest.mark.parametrize("qid, error, match", [
+    (np.array([1, 1, "1", 2], dtype=object), InvalidParameterError,
+     r"'qid' parameter of evaluate must be ids of one type"),
+    (pd.array(["a", "a", None, "b"], dtype="string"), InputError,
+     r"'qid' parameter contains missing"),
+])
+def test_qid_of_mixed_types_or_with_na_is_refused(qid, error, match):
+    # before (c74d18a, run here): bare TypeErrors ("'>' not supported between instances of
+    # 'str' and 'int'", "boolean value of NA is ambiguous")
+    with pytest.raises(error, match=match):
+        skrank.evaluate([1, 0, 1, 0], [1, 2, 3, 4], qid)
+
+
+def test_doc_id_with_none_is_refused():
+    # before (c74d18a, run here): TypeError "'<' not supported between 'NoneType' and 'str'"
+    ids = np.array(["a", None, "b", "c"], dtype=object)
+    with pytest.raises(InputError, match=r"'doc_id' parameter of evaluate must hold an id"):
+        skrank.evaluate([1, 0, 1, 0], [1, 2, 3, 4], [0, 0, 1, 1], doc_id=ids)
+    with pytest.raises(InvalidParameterError,
+                       match=r"'doc_id' parameter of evaluate must be ids of one"):
+        skrank.evaluate([1, 0, 1, 0], [1, 2, 3, 4], [0, 0, 1, 1],
+                        doc_id=np.array(["a", 1, "b", "c"], dtype=object))
+
+
+def test_k_beyond_int64_is_refused():
+    # before (c74d18a, run here): OverflowError "Python int too large to convert to C long"
+    with pytest.raises(InvalidParameterError, match=r"'k' parameter of ndcg must be an int"):
+        skrank.ndcg([1, 0, 1, 0], [1, 2, 3, 4], [0, 0, 1, 1], k=2**63)
+    with pytest.raises(InvalidParameterError, match=r"'default_k' parameter"):
+        skrank.Conventions(default_k=2**63)
+    assert skrank.Metric("ndcg", 2**63 - 1).k == 2**63 - 1
+
+
+def test_score_that_does_not_fit_float32_says_so():
+    # before (c74d18a, run here): "must hold finite scores. Got inf at row 0"
+    with pytest.raises(InputError, match=r"scores that fit float32.*Got 1e\+308 at row 0"):
+        skrank.evaluate([1, 0, 1, 0], [1e308, 2, 3, 4], [0, 0, 1, 1],
+                        score_precision="float32")

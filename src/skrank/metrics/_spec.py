@@ -50,6 +50,7 @@ _ALIASES = {
     "recip_rank": "rr",
     "err": "err",
 }
+_MAX_K = 2**63 - 1
 #: Canonical metric names.
 METRIC_NAMES = tuple(_CANONICAL)
 # metrics whose value depends only on binary relevance (label >= rel_min)
@@ -112,6 +113,9 @@ class Metric:
                 )
             object.__setattr__(self, "name", canonical)
         check_int("k", self.k, min_value=1, allow_none=True, caller=self.name)
+        if self.k is not None and self.k > _MAX_K:  # the kernels hold cutoffs as int64
+            raise param_error("k", f"an int between 1 and {_MAX_K} (2**63 - 1), or None for "
+                              "the whole list", self.k, self.name)
 
     @classmethod
     def parse(cls, text: str | Metric) -> Metric:
