@@ -133,6 +133,12 @@ class Conventions:
         Order of the floating-point operations of NDCG: ``DCG * (1 / IDCG)`` (LightGBM) or
         ``sum(gain * discount * (1 / IDCG))`` (XGBoost). Values differ by a few units in the
         last place at most; this exists only to reproduce each library bit for bit.
+    metric_exceptions : mapping or tuple, default=()
+        Conventions that differ for one metric: ``{metric name: {convention: value}}``, e.g.
+        XGBoost's ``pre@k`` scoring a query without relevant documents 0 where its other
+        metrics score it 1. Presets fill it in; :meth:`for_metric` applies it. Setting a
+        convention explicitly (:meth:`replace`, :func:`resolve_conventions`) sets it for every
+        metric, so it leaves the exceptions. Stored as a sorted tuple of pairs (hashable).
 
     Examples
     --------
@@ -156,6 +162,7 @@ class Conventions:
     max_label: int | None = None
     empty_weighted: bool = True
     arithmetic: str = "lightgbm"
+    metric_exceptions: Any = ()
 
     def __post_init__(self) -> None:
         # one case rule for every name: convention values, like metric and preset names,
@@ -173,14 +180,51 @@ class Conventions:
         check_choice("idcg", self.idcg, IDCG_SOURCES)
         check_choice("score_precision", self.score_precision, SCORE_PRECISIONS)
         check_int("default_k", self.default_k, min_value=1, allow_none=True)
+        if self.default_k is not None and self.default_k > 2**63 - 1:  # int64 in the kernels
+            raise param_error("default_k", "an int between 1 and 2**63 - 1, or None",
+                              self.default_k)
         check_int("max_label", self.max_label, min_value=0, allow_none=True)
         check_choice("arithmetic", self.arithmetic, ARITHMETICS)
         if not isinstance(self.empty_weighted, bool):
             raise param_error("empty_weighted", "a bool", self.empty_weighted)
+        object.__setattr__(self, "metric_exceptions", self._check_exceptions())
+
+    def _check_exceptions(self) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+        value = self.metric_exceptions
+        expected = ("{metric name: {convention: value}} (or its sorted tuple of pairs), e.g. "
+                    "{'p': {'empty': 'zero'}}")
+        try:
+            items = dict(value).items()
+        except (TypeError, ValueError):
+            raise param_error("metric_exceptions", expected, value) from None
+        out = []
+        for metric, changes in items:
+            try:
+                changes = dict(changes)
+            except (TypeError, ValueError):
+                raise param_error("metric_exceptions", expected, value) from None
+            if not isinstance(metric, str) or not changes:
+                raise param_error("metric_exceptions", expected, value)
+            for name in changes:
+                if name not in CONVENTION_NAMES:
+                    raise param_error(
+                        "metric_exceptions",
+                        expected + "; conventions are " + ", ".join(CONVENTION_NAMES),
+                        value,
+                    )
+            # validated (and normalised: lower case, gain tables) as conventions of their own
+            flat = replace(self, metric_exceptions=(), **changes)
+            out.append((metric.lower(),
+                        tuple(sorted((k, getattr(flat, k)) for k in changes))))
+        return tuple(sorted(out))
 
     def replace(self, **changes: Any) -> Conventions:
-        """Return a copy with some conventions changed (validated)."""
-        unknown = set(changes) - set(CONVENTION_NAMES)
+        """Return a copy with some conventions changed (validated).
+
+        A convention changed here holds for every metric: it is removed from the
+        ``metric_exceptions`` (unless those are replaced too).
+        """
+        unknown = set(changes) - set(CONVENTION_NAMES) - {"metric_exceptions"}
         if unknown:
             name = sorted(unknown)[0]
             raise param_error(
@@ -188,7 +232,41 @@ class Conventions:
                 "not passed: it is not a convention; known are " + ", ".join(CONVENTION_NAMES),
                 changes[name],
             )
+        if "metric_exceptions" not in changes and self.metric_exceptions:
+            kept = []
+            for metric, pairs in self.metric_exceptions:
+                left = tuple((k, v) for k, v in pairs if k not in changes)
+                if left:
+                    kept.append((metric, left))
+            changes["metric_exceptions"] = tuple(kept)
         return replace(self, **changes)
+
+    def for_metric(self, metric: Any) -> Conventions:
+        """The conventions of one metric: these with the metric's exceptions applied.
+
+        ``metric`` is a canonical metric name (``"p"``, ``"ap"``) or a
+        :class:`~skrank.Metric`. The result has no exceptions left: it is what produced the
+        metric's value (``MetricResult.conventions``).
+
+        Examples
+        --------
+        >>> from skrank.conventions import preset_conventions
+        >>> xgb = preset_conventions("xgboost")
+        >>> xgb.empty, xgb.for_metric("p").empty, xgb.for_metric("ndcg").empty
+        ('one', 'zero', 'one')
+        """
+        if not self.metric_exceptions:
+            return self
+        name = getattr(metric, "name", metric)
+        changes = dict(self.exceptions_of(name))
+        return replace(self, metric_exceptions=(), **changes)
+
+    def exceptions_of(self, metric: str) -> tuple[tuple[str, Any], ...]:
+        """The ``(convention, value)`` pairs that differ for ``metric`` (canonical name)."""
+        for name, pairs in self.metric_exceptions:
+            if name == metric:
+                return pairs
+        return ()
 
     def gain_name(self) -> str:
         """The gain as printed: ``exp``, ``linear`` or ``table[0, 1, 3, ...]``."""
@@ -200,6 +278,7 @@ class Conventions:
 
     def describe(self, names: Sequence[str] | None = None) -> str:
         """``name=value`` pairs for the given conventions (all when ``None``)."""
+        every = names is None
         names = CONVENTION_NAMES if names is None else names
         parts = []
         for name in names:
@@ -207,17 +286,28 @@ class Conventions:
             if isinstance(value, float):
                 value = _fmt_number(value)
             parts.append(f"{name}={value}")
+        if every:
+            for metric, pairs in self.metric_exceptions:
+                shown = ", ".join(f"{k}={v}" for k, v in pairs)
+                parts.append(f"for {metric}: {shown}")
         return ", ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        """The conventions as a plain dict (gain tables as lists), e.g. for JSON."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        """The conventions as a plain dict (gain tables as lists), e.g. for JSON.
+
+        ``metric_exceptions`` appears, as ``{metric: {convention: value}}``, only when there
+        are exceptions.
+        """
+        out = {name: getattr(self, name) for name in CONVENTION_NAMES}
         if isinstance(out["gain"], tuple):
             out["gain"] = list(out["gain"])
+        if self.metric_exceptions:
+            out["metric_exceptions"] = {m: dict(p) for m, p in self.metric_exceptions}
         return out
 
 
-CONVENTION_NAMES = tuple(f.name for f in fields(Conventions))
+#: The individual conventions (every field of :class:`Conventions` but ``metric_exceptions``).
+CONVENTION_NAMES = tuple(f.name for f in fields(Conventions) if f.name != "metric_exceptions")
 # conventions whose values are names from a closed set
 _NAMED_CHOICES = {"gain": GAINS, "ties": TIE_RULES, "empty": EMPTY_RULES,
                   "ap_denominator": AP_DENOMINATORS, "p_divisor": P_DIVISORS,
@@ -304,20 +394,13 @@ _PRESET_METRIC_OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
-def for_metric(
-    conv: Conventions, preset: str | None, metric_name: str, explicit: frozenset[str]
-) -> Conventions:
-    """The conventions of one metric: a preset's per-metric exceptions, unless set explicitly."""
-    if preset is None:
-        return conv
-    per_metric = _PRESET_METRIC_OVERRIDES.get(str(preset).lower(), {}).get(metric_name, {})
-    changes = {k: v for k, v in per_metric.items() if k not in explicit}
-    return conv.replace(**changes) if changes else conv
-
-
 @functools.cache
 def _preset_conventions(preset: str) -> Conventions:
-    return Conventions(**_PRESETS[preset])
+    # a preset is one complete value: its per-metric exceptions travel with it, so every
+    # entry point that receives the Conventions (scorers, training metrics, evaluate) applies
+    # them through Conventions.for_metric
+    return Conventions(**_PRESETS[preset],
+                       metric_exceptions=_PRESET_METRIC_OVERRIDES.get(preset, {}))
 
 
 def preset_conventions(preset: str) -> Conventions:

@@ -72,13 +72,9 @@ class MetricSet:
                 "prefix", "a str without spaces, ':' or ','", prefix, caller
             )
         self.prefix = prefix
-        # validated now; evaluate() gets preset + overrides so that a preset's per-metric
-        # exceptions (e.g. LightGBM's map@k weighting empty queries) still apply
+        # one complete value: a preset's per-metric exceptions (e.g. LightGBM's map@k
+        # weighting empty queries) travel inside the Conventions that evaluate() receives
         self.conventions: Conventions = resolve_conventions(preset, conventions, **overrides)
-        self._evaluate_kwargs: dict[str, Any] = dict(
-            preset=preset, conventions=conventions,
-            **{k: v for k, v in overrides.items() if v is not None},
-        )
         if self.conventions.ties == "docid":
             raise param_error(
                 "ties",
@@ -162,8 +158,8 @@ class MetricSet:
             group=sizes,
             metrics=self.metrics,
             sample_weight=sample_weight,
+            conventions=self.conventions,
             _caller=self.caller,
-            **self._evaluate_kwargs,
         )
         return [float(res[m].value) for m in self.metrics]
 
