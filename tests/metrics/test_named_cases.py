@@ -205,3 +205,18 @@ def test_bad_n_jobs(n_jobs):
     with pytest.raises(skrank.InvalidParameterError, match=r"'n_jobs' parameter of evaluate "
                                                            r"must be None, a positive int or -1"):
         skrank.evaluate([1, 0], [0.1, 0.2], [0, 0], n_jobs=n_jobs)
+
+
+@pytest.mark.parametrize("ties", ["pessimistic", "input", "average"])
+def test_ap_min_k_with_pool_divides_by_min_r_k(ties):
+    # issue 13: ap_denominator="min_k" is min(R, k) (docs/conventions.rst), R from the pool
+    # under idcg="pool". R = 3 (one relevant row not retrieved), k = 3: (1/1 + 2/2) / 3.
+    # Before: 1.0 (divided by min(R, k, retrieved rows) = 2; run here at c74d18a).
+    r = skrank.average_precision([1, 1, 1], [2, 1, 0], [0, 0, 0], k=3, ap_denominator="min_k",
+                                 idcg="pool", retrieved=[True, True, False], ties=ties)
+    assert r.value == pytest.approx(2 / 3)
+    # without a cutoff min(R, k) is R: the same as "all"
+    kw = dict(idcg="pool", retrieved=[True, True, False], ties=ties)
+    assert (skrank.average_precision([1, 1, 1], [2, 1, 0], [0, 0, 0], ap_denominator="min_k",
+                                     **kw).value
+            == skrank.average_precision([1, 1, 1], [2, 1, 0], [0, 0, 0], **kw).value)

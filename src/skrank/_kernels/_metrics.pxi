@@ -161,7 +161,9 @@ cdef double exact(int kind, Py_ssize_t kk, Py_ssize_t k, const label_t* top_labe
     if ap_den == AP_ALL:
         den = n_rel_src
     elif ap_den == AP_MIN_K:
-        den = min(n_rel_src, kk)
+        # min(R, k), the documented rule: k the cutoff, not the rows retrieved (with
+        # idcg="pool" R counts judged rows the run missed; without a cutoff it is R)
+        den = min(n_rel_src, k) if k > 0 else n_rel_src
     else:
         den = hits
     return sum_prec / <double>den if den > 0 else 0.0
@@ -327,7 +329,7 @@ cdef double expected(int kind, Py_ssize_t kk, Py_ssize_t k, const int64_t* top,
     if ap_den == AP_ALL:
         return ap_num / <double>n_rel_src if n_rel_src > 0 else 0.0
     if ap_den == AP_MIN_K:
-        den = min(n_rel_src, kk)
+        den = min(n_rel_src, k) if k > 0 else n_rel_src  # min(R, k), as in exact()
         return ap_num / <double>den if den > 0 else 0.0
     # denominator = relevant rows found in the top kk: random when a group is cut.
     if not found_cut:
