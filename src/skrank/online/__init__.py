@@ -20,6 +20,10 @@ Counterfactual evaluation
 A/B helpers
     :func:`ctr_at_k`, :func:`ctr_by_position`, :func:`two_proportion_ztest`,
     :func:`sample_size_per_arm`, :func:`ratio_metric`, :func:`ratio_ztest`.
+Experiments
+    :func:`analyze_experiment` analyses a table of units (one row per user): a sample ratio
+    mismatch check every time, then each metric's effect (Welch t; delta method for ratio
+    metrics; CUPED with pre-experiment covariates) in an :class:`ExperimentResult`.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from ._counterfactual import (
     slate_standard_ips,
     snips,
 )
+from ._experiment import analyze_experiment
 from ._interleaving import (
     COMMON_PREFIX_RULES,
     EXHAUSTED_RULES,
@@ -61,10 +66,13 @@ from ._interleaving import (
     team_draft_interleave,
 )
 from ._results import (
+    ExperimentResult,
     InterleavingResult,
+    MetricEffect,
     OffPolicyEstimate,
     PropensityEstimate,
     RatioEstimate,
+    SampleRatioCheck,
     ZTestResult,
 )
 
@@ -77,13 +85,17 @@ __all__ = [
     "INTERLEAVING_METHODS",
     "NO_CLICK_RULES",
     "CascadeModel",
+    "ExperimentResult",
     "Interleaving",
     "InterleavingResult",
+    "MetricEffect",
     "OffPolicyEstimate",
     "PositionBasedModel",
     "PropensityEstimate",
     "RatioEstimate",
+    "SampleRatioCheck",
     "ZTestResult",
+    "analyze_experiment",
     "balanced_interleave",
     "ctr_at_k",
     "ctr_by_position",

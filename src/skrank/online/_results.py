@@ -15,10 +15,13 @@ import numpy as np
 from ..stats._results import _py
 
 __all__ = [
+    "ExperimentResult",
     "InterleavingResult",
+    "MetricEffect",
     "OffPolicyEstimate",
     "PropensityEstimate",
     "RatioEstimate",
+    "SampleRatioCheck",
     "ZTestResult",
 ]
 
@@ -263,3 +266,210 @@ class RatioEstimate(_ToDict):
             f"RatioEstimate: {_fmt(self.value)} +/- {_fmt(self.se)} "
             f"({_fmt_ci(self.ci, self.confidence_level)}), n={self.n} units"
         )
+
+
+@dataclass(frozen=True)
+class SampleRatioCheck(_ToDict):
+    """Sample ratio mismatch (SRM) check: the units per arm against the planned split.
+
+    Attributes
+    ----------
+    arms : tuple
+        The arms, sorted.
+    counts : tuple of int
+        Units per arm.
+    planned_split : tuple of float
+        Planned share of units per arm (sums to 1).
+    expected : tuple of float
+        ``planned_split * sum(counts)``.
+    statistic : float
+        Pearson's chi-square ``sum((counts - expected)**2 / expected)``.
+    df : int
+        Degrees of freedom, ``len(arms) - 1``.
+    p_value : float
+        Upper tail of the chi-square distribution at ``statistic``.
+    srm_alpha : float
+        Threshold below which ``p_value`` flags a mismatch.
+    mismatch : bool
+        ``p_value < srm_alpha``: the assignment or the logging is broken, and the effects are
+        not to be trusted until the cause is found.
+    """
+
+    arms: tuple
+    counts: tuple[int, ...]
+    planned_split: tuple[float, ...]
+    expected: tuple[float, ...]
+    statistic: float
+    df: int
+    p_value: float
+    srm_alpha: float
+    mismatch: bool
+
+    def __str__(self) -> str:
+        counts = " / ".join(f"{a!s}: {n:,}" for a, n in zip(self.arms, self.counts))
+        split = ":".join(f"{s:.4g}" for s in self.planned_split)
+        head = ("SAMPLE RATIO MISMATCH" if self.mismatch else "sample ratio check passed")
+        verdict = (f"p = {_fmt_p(self.p_value)} < srm_alpha={self.srm_alpha:g}; do not trust "
+                   "the effects before finding the cause" if self.mismatch else
+                   f"p = {_fmt_p(self.p_value)} >= srm_alpha={self.srm_alpha:g}")
+        return (f"{head}: units {counts} against a planned split {split} "
+                f"(chi-square {self.statistic:.4g}, df {self.df}); {verdict}")
+
+
+def _pct(x: float) -> str:
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:+.2%}"
+
+
+@dataclass(frozen=True)
+class MetricEffect(_ToDict):
+    """The effect of one metric of one treatment arm against the control arm.
+
+    Attributes
+    ----------
+    metric : str
+        The metric's name.
+    kind : str
+        ``"mean"`` (mean of a column over units) or ``"ratio"`` (ratio of two columns' sums,
+        delta method).
+    arm, control : scalar
+        The treatment arm and the control arm.
+    value_control, value_arm : float
+        The metric in each arm (CUPED-adjusted when ``covariate`` is set).
+    difference : float
+        ``value_arm - value_control``.
+    ci : tuple of float
+        Welch t confidence interval of ``difference``.
+    relative_difference : float
+        ``value_arm / value_control - 1`` (NaN when ``value_control`` is 0).
+    relative_ci : tuple of float
+        Its interval: the delta-method interval of ``log(value_arm / value_control)``
+        (Welch df), transformed back; NaN when the ratio is not positive.
+    se : float
+        Standard error of ``difference``.
+    statistic : float
+        ``difference / se``.
+    df : float
+        Welch-Satterthwaite degrees of freedom.
+    p_value : float
+        Two-sided p-value of Welch's t-test.
+    confidence_level : float
+        Level of ``ci`` and ``relative_ci``.
+    n_control, n_arm : int
+        Units per arm.
+    covariate : str or None
+        CUPED covariate, or None without variance reduction.
+    theta : float or None
+        CUPED coefficient, pooled over the two arms (None without a covariate).
+    """
+
+    metric: str
+    kind: str
+    arm: Any
+    control: Any
+    value_control: float
+    value_arm: float
+    difference: float
+    ci: tuple[float, float]
+    relative_difference: float
+    relative_ci: tuple[float, float]
+    se: float
+    statistic: float
+    df: float
+    p_value: float
+    confidence_level: float
+    n_control: int
+    n_arm: int
+    covariate: str | None
+    theta: float | None
+
+    def __str__(self) -> str:
+        cuped = "" if self.covariate is None else (
+            f"; CUPED on {self.covariate}, theta={_fmt(self.theta)}")
+        return (
+            f"{self.metric} ({self.kind}), {self.arm!s} vs {self.control!s}: "
+            f"{_fmt(self.value_control)} -> {_fmt(self.value_arm)}, difference "
+            f"{_fmt(self.difference)} [{_fmt(self.ci[0])}, {_fmt(self.ci[1])}], relative "
+            f"{_pct(self.relative_difference)} [{_pct(self.relative_ci[0])}, "
+            f"{_pct(self.relative_ci[1])}], p = {_fmt_p(self.p_value)}{cuped}"
+        )
+
+
+@dataclass(frozen=True)
+class ExperimentResult:
+    """An A/B test analysed from a table of units, from :func:`analyze_experiment`.
+
+    Printing it shows the sample ratio check first: a mismatch heads the output, before any
+    effect.
+
+    Attributes
+    ----------
+    srm : SampleRatioCheck
+        The sample ratio mismatch check, run every time.
+    effects : tuple of MetricEffect
+        One per metric and treatment arm, metrics in the given order.
+    control : scalar
+        The control arm.
+    arms : tuple
+        Every arm, sorted.
+    n_units : int
+        Rows of the table.
+    confidence_level : float
+        Level of the intervals.
+    """
+
+    srm: SampleRatioCheck
+    effects: tuple[MetricEffect, ...]
+    control: Any
+    arms: tuple
+    n_units: int
+    confidence_level: float
+
+    @property
+    def conventions(self) -> dict[str, Any]:
+        """The choices that produced the numbers, by name."""
+        return {
+            "test": "Welch t, two-sided",
+            "ratio_variance": "delta method over units",
+            "relative_ci": "delta method on log(arm / control)",
+            "cuped_theta": "pooled over the two arms compared",
+            "srm_test": "Pearson chi-square against the planned split",
+            "srm_alpha": self.srm.srm_alpha,
+            "confidence_level": self.confidence_level,
+        }
+
+    def __getitem__(self, key: Any) -> MetricEffect:
+        """``result["metric"]`` (one treatment arm) or ``result["metric", arm]``."""
+        if isinstance(key, tuple):
+            found = [e for e in self.effects if (e.metric, e.arm) == key]
+        else:
+            found = [e for e in self.effects if e.metric == key]
+            if len(found) > 1:
+                raise KeyError(f"{key!r} has {len(found)} treatment arms; use "
+                               f"result[{key!r}, arm]")
+        if not found:
+            raise KeyError(key)
+        return found[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python values: ``srm`` and ``effects`` as dicts, and ``conventions``."""
+        return {
+            "srm": self.srm.to_dict(), "effects": [e.to_dict() for e in self.effects],
+            "control": _py(self.control), "arms": _py(self.arms), "n_units": self.n_units,
+            "confidence_level": self.confidence_level, "conventions": self.conventions,
+        }
+
+    def __str__(self) -> str:
+        conv = self.conventions
+        head = (
+            f"ExperimentResult: {self.n_units:,} units in {len(self.arms)} arms, control "
+            f"{self.control!s} ({conv['test']}; {self.confidence_level:.0%} CI; ratio metrics "
+            f"by the {conv['ratio_variance']}; relative CI by the {conv['relative_ci']}; "
+            f"CUPED theta {conv['cuped_theta']})"
+        )
+        lines = [str(self.srm), head] if self.srm.mismatch else [head, "  " + str(self.srm)]
+        lines += ["  " + str(e) for e in self.effects]
+        return "\n".join(lines)
