@@ -317,3 +317,51 @@ def test_cuped_equal_to_tea_tasting(seed):
     _assert_same_as_tea(res["ctr"], ref["ctr"])
     assert res["revenue"].covariate == "revenue_pre"
     assert res["ctr"].covariate == "clicks_pre/impressions_pre"
+
+
+# -- CUPED by simulation -----------------------------------------------------------------------
+
+def _cuped_replicates(n_rep: int, n: int, rng: int, effect: float, ratio: bool):
+    """Per replicate: (naive estimate, CUPED estimate, naive CI, CUPED CI)."""
+    gen = np.random.default_rng(rng)
+    out = []
+    for _ in range(n_rep):
+        arm = gen.integers(0, 2, n)
+        skill = gen.gamma(2.0, 1.0, n)
+        if ratio:
+            impr = gen.poisson(2 + 3 * skill) + 1
+            impr_pre = gen.poisson(2 + 3 * skill) + 1
+            p = np.clip(0.05 + 0.1 * skill, 0, 0.9)
+            df = pd.DataFrame({"arm": arm, "c": gen.binomial(impr, p), "i": impr,
+                               "c0": gen.binomial(impr_pre, p), "i0": impr_pre})
+            metric, cov = ("c", "i"), ("c0", "i0")
+        else:
+            # pre- and in-experiment revenue share the user's skill: correlation about 0.8
+            df = pd.DataFrame({"arm": arm, "y": 5 * skill + effect * arm + gen.normal(0, 3, n),
+                               "x": 5 * skill + gen.normal(0, 3, n)})
+            metric, cov = "y", "x"
+        naive = analyze_experiment(df, arm="arm", control=0, metrics={"m": metric})["m"]
+        cuped = analyze_experiment(df, arm="arm", control=0, metrics={"m": metric},
+                                   covariates={"m": cov})["m"]
+        out.append((naive.difference, cuped.difference, naive.ci, cuped.ci))
+    return out
+
+
+@pytest.mark.parametrize("ratio", [False, True], ids=["mean", "ratio"])
+def test_cuped_is_unbiased_covers_and_is_narrower(ratio):
+    n_rep, effect = 500, 0.0 if ratio else 0.5
+    reps = _cuped_replicates(n_rep, 1000, rng=20 + ratio, effect=effect, ratio=ratio)
+    naive = np.array([r[0] for r in reps])
+    cuped = np.array([r[1] for r in reps])
+    width_naive = np.array([r[2][1] - r[2][0] for r in reps])
+    width_cuped = np.array([r[3][1] - r[3][0] for r in reps])
+    covered = np.array([r[3][0] <= effect <= r[3][1] for r in reps])
+    # unbiased: the mean estimate is within 4 standard errors of the truth
+    assert abs(cuped.mean() - effect) < 4 * cuped.std(ddof=1) / math.sqrt(n_rep)
+    # coverage of the 95% interval within a binomial tolerance (3 sd: +-0.029 at 500)
+    tol = 3 * math.sqrt(0.95 * 0.05 / n_rep)
+    assert abs(covered.mean() - 0.95) < tol
+    # narrower in (nearly) every replicate, and the estimates vary less
+    assert np.mean(width_cuped < width_naive) > 0.95
+    assert np.median(width_cuped / width_naive) < 0.8
+    assert cuped.std() < 0.8 * naive.std()
