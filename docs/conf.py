@@ -21,6 +21,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.directives.other import TocTree
+from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
@@ -75,11 +76,42 @@ html_title = f"skrank {release}"
 html_theme_options = {
     "description": "Convention-explicit ranking evaluation",
     "fixed_sidebar": True,
-    "page_width": "1100px",
+    # with custom.css, a code block holds 100 columns (skrank eval's tables) on one line;
+    # longer lines wrap
+    "page_width": "1160px",
     "sidebar_width": "240px",
 }
-html_static_path = ["_static"] if (Path(__file__).parent / "_static").is_dir() else []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 html_show_sourcelink = False
+
+# -- No e-mail autolinks ------------------------------------------------------------------
+#
+# docutils turns any ``name@host`` in prose into a ``mailto:`` link, so "NDCG@10" and
+# "ap@10" became e-mail links. The docs hold no e-mail address: a standalone address is
+# made plain text again. Explicit links (```text <mailto:...>`_``) have a name and stay.
+
+
+def unlink_standalone_emails(doctree: nodes.Node) -> int:
+    """Replace the ``mailto:`` references docutils recognised in running text by their text.
+
+    Returns how many were replaced (``tests/test_docs.py`` applies it to a plain docutils
+    parse of every page).
+    """
+    count = 0
+    for ref in list(doctree.findall(nodes.reference)):
+        if ref.get("refuri", "").startswith("mailto:") and not ref.get("name"):
+            ref.parent.replace(ref, nodes.Text(ref.astext()))
+            count += 1
+    return count
+
+
+class _UnlinkStandaloneEmails(SphinxTransform):
+    default_priority = 100  # before references are resolved
+
+    def apply(self, **kwargs) -> None:
+        unlink_standalone_emails(self.document)
+
 
 # -- The API directive ---------------------------------------------------------------------
 
@@ -251,6 +283,7 @@ def _skip_generated_members(app, what, name, obj, skip, options):
 
 
 def setup(app):
+    app.add_transform(_UnlinkStandaloneEmails)
     app.add_directive("skrank-module", SkrankModuleDirective)
     app.add_directive("skrank-toctree", SkrankTocTree)
     app.connect("autodoc-process-signature", _strip_private_parameters)

@@ -4,7 +4,8 @@ documents every option of ``skrank eval``.
 Each ``$ skrank ...`` line of a ``.. code-block:: console`` block is run in-process from the
 root of the source tree; the lines after it (until the next ``$`` or the end of the block)
 are its expected standard output and error, compared like a doctest (``...`` matches
-anything, runs of whitespace are equal, ``<BLANKLINE>`` is an empty line).
+anything, runs of whitespace are equal). An empty line of the block is an empty line of the
+output: the page shows no doctest ``<BLANKLINE>`` markers.
 """
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ EXAMPLES = console_examples()
 
 def test_the_page_has_examples():
     assert len(EXAMPLES) >= 5
+
+
+def test_the_page_shows_no_doctest_markers():
+    # blank lines are written as blank lines; a marker would be rendered literally
+    assert "<BLANKLINE>" not in PAGE.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(("command", "expected"), EXAMPLES, ids=[c[:60] for c, _ in EXAMPLES])
