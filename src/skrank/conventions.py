@@ -24,6 +24,7 @@ __all__ = [
     "P_DIVISORS",
     "SCORE_PRECISIONS",
     "TIE_RULES",
+    "WEIGHT_PRECISIONS",
     "Conventions",
     "resolve_conventions",
 ]
@@ -42,6 +43,8 @@ P_DIVISORS = ("k", "min_k_n")
 IDCG_SOURCES = ("ranked", "pool")
 #: The precision at which scores are compared before ranking.
 SCORE_PRECISIONS = ("float64", "float32")
+#: The precision at which row weights are held before a query's mean weight is taken.
+WEIGHT_PRECISIONS = ("input", "float32")
 #: Order of floating-point operations in NDCG (to reproduce a library to the last bit).
 ARITHMETICS = ("lightgbm", "xgboost")
 #: Names accepted by ``preset=``.
@@ -121,6 +124,10 @@ class Conventions:
     score_precision : {"float64", "float32"}, default="float64"
         Precision at which scores are compared; XGBoost ranks float32 predictions, so scores
         that differ only in float64 tie there.
+    weight_precision : {"input", "float32"}, default="input"
+        Precision at which row weights (``sample_weight``) are held before each query's mean
+        weight is taken: as given (float16 as float32), or float32 as LightGBM stores them,
+        so that its weighted means are reproduced bit for bit from float64 weights too.
     default_k : int or None, default=None
         Cutoff of metrics named without ``@k``; ``None`` is the whole list (XGBoost uses 32).
     max_label : int or None, default=None
@@ -158,6 +165,7 @@ class Conventions:
     p_divisor: str = "k"
     idcg: str = "ranked"
     score_precision: str = "float64"
+    weight_precision: str = "input"
     default_k: int | None = None
     max_label: int | None = None
     empty_weighted: bool = True
@@ -179,6 +187,7 @@ class Conventions:
         check_choice("p_divisor", self.p_divisor, P_DIVISORS)
         check_choice("idcg", self.idcg, IDCG_SOURCES)
         check_choice("score_precision", self.score_precision, SCORE_PRECISIONS)
+        check_choice("weight_precision", self.weight_precision, WEIGHT_PRECISIONS)
         check_int("default_k", self.default_k, min_value=1, allow_none=True)
         if self.default_k is not None and self.default_k > 2**63 - 1:  # int64 in the kernels
             raise param_error("default_k", "an int between 1 and 2**63 - 1, or None",
@@ -312,7 +321,7 @@ CONVENTION_NAMES = tuple(f.name for f in fields(Conventions) if f.name != "metri
 _NAMED_CHOICES = {"gain": GAINS, "ties": TIE_RULES, "empty": EMPTY_RULES,
                   "ap_denominator": AP_DENOMINATORS, "p_divisor": P_DIVISORS,
                   "idcg": IDCG_SOURCES, "score_precision": SCORE_PRECISIONS,
-                  "arithmetic": ARITHMETICS}
+                  "weight_precision": WEIGHT_PRECISIONS, "arithmetic": ARITHMETICS}
 
 
 def _fmt_number(x: float) -> str:
@@ -328,7 +337,8 @@ _XGBOOST_GAIN = tuple(float(2**i - 1) for i in range(32))
 _PRESETS: dict[str, dict[str, Any]] = {
     # LightGBM 4.x rank_metric/map_metric: stable sort on float64 (input order), label_gain
     # table, a query with max DCG 0 adds an unweighted 1.0, MAP@k divides by
-    # min(relevant, min(k, n)).
+    # min(relevant, min(k, n)); weights are stored as float32 (label_t) and a query's weight
+    # is their float32 mean (metadata.cpp).
     "lightgbm": dict(
         gain=_LIGHTGBM_GAIN,
         ties="input",
@@ -338,6 +348,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         p_divisor="k",
         idcg="ranked",
         score_precision="float64",
+        weight_precision="float32",
         empty_weighted=False,
     ),
     # XGBoost 2.x/3.x ranking metrics: float32 predictions, stable sort, 2**l - 1 gain,

@@ -182,6 +182,7 @@ def evaluate(
     p_divisor: str | None = None,
     idcg: str | None = None,
     score_precision: str | None = None,
+    weight_precision: str | None = None,
     default_k: int | None = None,
     max_label: int | None = None,
     empty_weighted: bool | None = None,
@@ -225,7 +226,8 @@ def evaluate(
         The rows are cut into chunks at query boundaries, run by a private pool of worker
         threads kept for the process, the calling thread taking its share; the result is
         identical for any ``n_jobs``. Worth it from about a million rows.
-    gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, score_precision, default_k, \
+    gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, score_precision, \
+weight_precision, default_k, \
 max_label, empty_weighted, arithmetic
         Conventions; see :class:`skrank.Conventions`. Defaults: ``gain="exp"``,
         ``ties="pessimistic"``, ``empty="exclude"``, ``rel_min=1``.
@@ -253,7 +255,8 @@ max_label, empty_weighted, arithmetic
     caller = _caller
     overrides = dict(
         gain=gain, ties=ties, empty=empty, rel_min=rel_min, ap_denominator=ap_denominator,
-        p_divisor=p_divisor, idcg=idcg, score_precision=score_precision, default_k=default_k,
+        p_divisor=p_divisor, idcg=idcg, score_precision=score_precision,
+        weight_precision=weight_precision, default_k=default_k,
         max_label=max_label, empty_weighted=empty_weighted, arithmetic=arithmetic,
     )
     # one complete value: a preset's per-metric exceptions travel inside it (and an explicit
@@ -347,7 +350,7 @@ max_label, empty_weighted, arithmetic
         raise param_error("doc_id", "given when ties='docid' (trec_eval's tie rule)", None, caller)
 
     try:
-        weights = _weights(sample_weight, grouping, n, caller)
+        weights = _weights(sample_weight, grouping, n, conv.weight_precision, caller)
     except InputError:
         if checked is None:
             _check_values(y_true, y_score, mask, conv, specs, caller)
@@ -385,8 +388,9 @@ max_label, empty_weighted, arithmetic
     return EvaluationResult(tuple(specs), grouping.qids, conv, results)
 
 
-def _weights(sample_weight, grouping: Grouping, n: int, caller: str):
-    """Each query's weight: the mean of its rows' ``sample_weight`` (None without weights)."""
+def _weights(sample_weight, grouping: Grouping, n: int, precision: str, caller: str):
+    """Each query's weight: the mean of its rows' ``sample_weight`` (None without weights),
+    the rows' weights held at ``precision`` (``"input"`` or ``"float32"``)."""
     if sample_weight is None:
         return None
     w = _numeric("sample_weight", _as_1d("sample_weight", sample_weight, caller), caller)
@@ -402,7 +406,15 @@ def _weights(sample_weight, grouping: Grouping, n: int, caller: str):
         )
     if w.dtype.kind != "f":
         w = w.astype(np.float64)
-    elif w.dtype.itemsize < 4:  # float16: summed as float32, the type LightGBM stores
+    if precision == "float32" or w.dtype.itemsize < 4:  # float16 is summed as float32 too
+        big = np.abs(w) > np.finfo(np.float32).max
+        if big.any():
+            row = int(np.flatnonzero(big)[0])
+            raise InputError(
+                f"The 'sample_weight' parameter of {caller} must hold weights that fit float32 "
+                f"(weight_precision='float32', largest {float(np.finfo(np.float32).max):g}). "
+                f"Got {w[row].item()!r} at row {row} instead."
+            )
         w = w.astype(np.float32)
     w = np.ascontiguousarray(w, dtype=w.dtype.newbyteorder("="))
     return A.query_weights(grouping.rows, grouping.offsets, w)  # rows: arange if contiguous
