@@ -17,9 +17,9 @@ C++ (nanobind)
     compiles for the CPU it runs on;
 Cython
     ``evaluate_contiguous`` of the kernel module that ``skrank.metrics._evaluate`` calls
-    (``skrank._kernels._fast`` before the port, ``skrank._kernels._ranking`` in the port), when
-    that module is a compiled extension (its ``__file__`` ends in ``.so``; else "not built
-    yet").
+    (``skrank._kernels._fast`` before the port, ``skrank.metrics._kernels._ranking`` after),
+    when that module is a compiled extension (its ``__file__`` ends in ``.so``; else "not
+    built yet").
 
 Timed is the kernel call alone, with the arguments ``skrank.metrics._evaluate._kernel``
 passes (captured from a ``skrank.evaluate`` call; the script's own copy of them when skrank
@@ -77,7 +77,8 @@ KERNEL_FILES = ("_fast", "_metrics", "_select")
 CPP_DIR = HERE / "kernel_candidates" / "cpp"
 CPP_MODULE = "skrank_kc_cpp"
 CPP_ARCHES = {"native": "skrank_kc_cpp_native", "x86-64-v3": "skrank_kc_cpp_v3"}
-CYTHON_MODULE = "skrank._kernels._ranking"  # the build for any CPU; _evaluate names the one used
+# the build for any CPU; _evaluate names the one it uses
+CYTHON_MODULE = "skrank.metrics._kernels._ranking"
 NUMBA = "numba"
 CPP = "C++ (nanobind)"
 CYTHON = "Cython"
@@ -190,7 +191,7 @@ def load_cython_baseline() -> Candidate | None:
     """The build for any CPU, when ``_evaluate`` uses the x86-64-v3 build."""
     try:
         mod = importlib.import_module(CYTHON_MODULE)
-        used = importlib.import_module("skrank._kernels").ranking
+        used = importlib.import_module("skrank.metrics._kernels").ranking
     except Exception:
         return None
     if used is mod:

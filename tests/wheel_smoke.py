@@ -15,8 +15,8 @@ def main() -> None:
     import numpy as np
 
     import skrank
-    from skrank._kernels import _arrays, _ranking, ranking
     from skrank.datasets import load_lambdarank_example
+    from skrank.metrics._kernels import _arrays, _ranking, ranking
 
     site = pathlib.Path(skrank.__file__).parent
     for mod in (_ranking, _arrays, ranking):
@@ -39,7 +39,8 @@ def main() -> None:
 
     script = pathlib.Path(sys.executable).parent / "skrank"
     out = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=True)
-    print(out.stdout.strip(), f"(kernels: {skrank._kernels.VARIANT}) - wheel smoke test passed")
+    variant = skrank.metrics._kernels.VARIANT
+    print(out.stdout.strip(), f"(kernels: {variant}) - wheel smoke test passed")
 
 
 if __name__ == "__main__":

@@ -672,7 +672,7 @@ def _combine(parts: list[tuple[np.ndarray, Any]]) -> Any:
     strings, trec_eval's order) and named by their ids."""
     import dataclasses
 
-    from ._kernels import _arrays
+    from .metrics._kernels import _arrays
     from .metrics._result import EvaluationResult
 
     first = parts[0][1]

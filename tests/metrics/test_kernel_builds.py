@@ -1,7 +1,7 @@
 """The two builds of the ranking kernels give the same bits.
 
-``skrank._kernels._ranking`` is built for any CPU of the platform, ``_ranking_v3`` from the
-same source with ``-march=x86-64-v3`` (AVX2, FMA), and ``skrank._kernels`` loads the latter
+``skrank.metrics._kernels._ranking`` is built for any CPU of the platform, ``_ranking_v3`` from the
+same source with ``-march=x86-64-v3`` (AVX2, FMA), and ``skrank.metrics._kernels`` loads the latter
 where the CPU has these instructions. Vector instructions and FMA must not change a value:
 the build contracts nothing into fused multiply-adds and reorders no floating-point sum.
 Each kernel is called on random queries with heavy ties, every metric kind, tie rule, gain
@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skrank import _kernels
-from skrank._kernels import _ranking as baseline
+from skrank.metrics import _kernels
+from skrank.metrics._kernels import _ranking as baseline
 
 v3 = pytest.importorskip(
-    "skrank._kernels._ranking_v3",
+    "skrank.metrics._kernels._ranking_v3",
     reason="the x86-64-v3 build exists only on x86-64 (see src/skrank/meson.build)",
 )
 if not _kernels._arrays.cpu_has_x86_64_v3():  # pragma: no cover - depends on the machine

@@ -10,7 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from .._groups import (
+from .._validation import param_error
+from ..conventions import Conventions, resolve_conventions
+from ..exceptions import EmptyQueryError, InputError, InvalidParameterError
+from ._groups import (
     Grouping,
     _id_kinds,
     _missing,
@@ -19,14 +22,11 @@ from .._groups import (
     next_run_start,
     run_starts,
 )
-from .._kernels import _arrays as A
-from .._kernels import ranking as K
-from .._threads import run_chunks, run_shared
-from .._validation import param_error
-from ..conventions import Conventions, resolve_conventions
-from ..exceptions import EmptyQueryError, InputError, InvalidParameterError
+from ._kernels import _arrays as A
+from ._kernels import ranking as K
 from ._result import EvaluationResult, MetricResult
 from ._spec import Metric
+from ._threads import run_chunks, run_shared
 
 __all__ = ["evaluate"]
 

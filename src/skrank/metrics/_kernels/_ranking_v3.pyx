@@ -3,7 +3,7 @@
 """Per-query ranking kernels, compiled when the package is built (Cython), for x86-64 CPUs
 with AVX2 and FMA (``-march=x86-64-v3``): the same source and the same bits as ``_ranking``
 (nothing is contracted into a fused multiply-add), about 1.3x faster. Loaded by
-:mod:`skrank._kernels` when the CPU has these instructions.
+:mod:`skrank.metrics._kernels` when the CPU has these instructions.
 
 Two kernels share one plan and give the same bits: :func:`evaluate_contiguous` (the common
 case, in one pass over the rows; ``_fast.pxi``) and :func:`evaluate_grouped` (everything

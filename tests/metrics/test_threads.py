@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from skrank import _threads
+from skrank.metrics import _threads
 
 
 def test_results_come_back_in_order_and_the_caller_takes_the_last_chunk():

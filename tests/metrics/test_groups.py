@@ -1,11 +1,11 @@
-"""Grouping rows into queries (``skrank._groups.group_rows``), against a plain dict oracle."""
+"""Grouping rows into queries (``skrank.metrics._groups.group_rows``), against a dict oracle."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from skrank import _groups
+from skrank.metrics import _groups
 
 
 def _oracle(qid):

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import param_error
+from ..exceptions import InputError
 from ._kernels._arrays import group_by_table as _group_by_table
 from ._kernels._arrays import next_run_start, run_starts
-from ._validation import param_error
-from .exceptions import InputError
 
 __all__ = ["Grouping", "as_qid_array", "group_rows", "next_run_start", "run_starts"]
 
