@@ -23,7 +23,8 @@ A/B helpers
 Experiments
     :func:`analyze_experiment` analyses a table of units (one row per user): a sample ratio
     mismatch check every time, then each metric's effect (Welch t; delta method for ratio
-    metrics; CUPED with pre-experiment covariates) in an :class:`ExperimentResult`.
+    metrics; CUPED with pre-experiment covariates) in an :class:`ExperimentResult`;
+    :func:`group_sequential_bounds` for planned looks (Lan-DeMets alpha spending).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from ._interleaving import (
 )
 from ._results import (
     ExperimentResult,
+    GroupSequentialBounds,
     InterleavingResult,
     MetricEffect,
     OffPolicyEstimate,
@@ -75,6 +77,7 @@ from ._results import (
     SampleRatioCheck,
     ZTestResult,
 )
+from ._sequential import SPENDING_FUNCTIONS, group_sequential_bounds
 
 __all__ = [
     "ALTERNATIVES",
@@ -84,8 +87,10 @@ __all__ = [
     "EXHAUSTED_RULES",
     "INTERLEAVING_METHODS",
     "NO_CLICK_RULES",
+    "SPENDING_FUNCTIONS",
     "CascadeModel",
     "ExperimentResult",
+    "GroupSequentialBounds",
     "Interleaving",
     "InterleavingResult",
     "MetricEffect",
@@ -103,6 +108,7 @@ __all__ = [
     "doubly_robust",
     "estimate_propensities_shuffle",
     "estimate_propensities_swap",
+    "group_sequential_bounds",
     "independent_ips",
     "interleaving_test",
     "ips",

@@ -16,6 +16,7 @@ from ..stats._results import _py
 
 __all__ = [
     "ExperimentResult",
+    "GroupSequentialBounds",
     "InterleavingResult",
     "MetricEffect",
     "OffPolicyEstimate",
@@ -473,3 +474,47 @@ class ExperimentResult:
         lines = [str(self.srm), head] if self.srm.mismatch else [head, "  " + str(self.srm)]
         lines += ["  " + str(e) for e in self.effects]
         return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class GroupSequentialBounds(_ToDict):
+    """Two-sided group-sequential boundaries, from :func:`group_sequential_bounds`.
+
+    Attributes
+    ----------
+    information : ndarray of shape (n_looks,)
+        Information fraction of each look.
+    bounds : ndarray of shape (n_looks,)
+        Look ``k`` rejects when ``|z_k| >= bounds[k]`` (inf where nothing is spent).
+    nominal_p : ndarray of shape (n_looks,)
+        ``2 Phi(-bounds)``: the two-sided p-value that rejects at each look.
+    alpha_spent : ndarray of shape (n_looks,)
+        Cumulative type I error spent up to each look.
+    alpha : float
+        Total two-sided type I error.
+    spending : str
+        ``"obrien_fleming"`` or ``"pocock"`` (Lan-DeMets spending functions).
+    """
+
+    information: np.ndarray
+    bounds: np.ndarray
+    nominal_p: np.ndarray
+    alpha_spent: np.ndarray
+    alpha: float
+    spending: str
+
+    def first_crossing(self, z: Any) -> int | None:
+        """Index of the first look whose ``|z|`` reaches its bound (z of looks so far), or
+        None."""
+        z = np.abs(np.asarray(z, dtype=np.float64))
+        hit = np.flatnonzero(z >= self.bounds[: z.size])
+        return int(hit[0]) if hit.size else None
+
+    def __str__(self) -> str:
+        rows = [f"GroupSequentialBounds: {self.bounds.size} looks, two-sided alpha="
+                f"{self.alpha:g}, Lan-DeMets {self.spending} spending"]
+        for k, (t, b, p, a) in enumerate(zip(self.information, self.bounds, self.nominal_p,
+                                             self.alpha_spent)):
+            rows.append(f"  look {k + 1:>2}: t={t:.3f}  |z| >= {b:.4f}  (p < {_fmt_p(p)}; "
+                        f"alpha spent {a:.4g})")
+        return "\n".join(rows)
