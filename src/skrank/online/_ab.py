@@ -27,6 +27,7 @@ from scipy import special
 from .._validation import check_choice, check_int, param_error
 from ..stats._checks import ALTERNATIVES, check_alternative
 from ..stats._power import critical_value
+from ..stats._results import Interval
 from ._clicks import CTR_DEFINITIONS
 from ._results import RatioEstimate, ZTestResult
 from ._utils import (
@@ -218,7 +219,7 @@ def _ztest_result(
     return ZTestResult(
         value_a=float(v_a), value_b=float(v_b), difference=float(diff),
         relative_difference=float(rel), se=float(se), z=float(z),
-        p_value=_p_value(z, alternative), ci=(float(ci[0]), float(ci[1])),
+        p_value=_p_value(z, alternative), ci=Interval(float(ci[0]), float(ci[1]), level, "normal"),
         confidence_level=level, n_a=n_a, n_b=n_b, alternative=alternative, method=method,
     )
 
@@ -336,7 +337,7 @@ def ratio_metric(
     level = check_confidence_level(confidence_level, caller)
     r, var, n = _ratio_parts(numerator, denominator, caller)
     se = math.sqrt(var)
-    return RatioEstimate(r, var, se, normal_ci(r, se, level), level, n)
+    return RatioEstimate(r, var, se, Interval(*normal_ci(r, se, level), level, "normal"), level, n)
 
 
 def ratio_ztest(

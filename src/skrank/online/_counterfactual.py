@@ -37,6 +37,7 @@ import numpy as np
 from .._validation import check_choice, param_error, renamed_parameters
 from ..exceptions import InputError
 from ..stats._bootstrap import percentile_interval
+from ..stats._results import Interval
 from ._results import OffPolicyEstimate, PropensityEstimate
 from ._utils import (
     as_float_array,
@@ -125,11 +126,12 @@ class _CI:
         infl = values if influence is None else influence
         se = float(np.std(infl, ddof=1) / math.sqrt(n)) if n > 1 else math.nan
         if self.method == "normal":
-            ci = normal_ci(est, se, self.level)
+            ci = Interval(*normal_ci(est, se, self.level), self.level, "normal")
         else:
             gen = check_rng(self.rng, self.caller)
             stat = boot_stat if boot_stat is not None else (lambda idx: values[idx].mean(axis=1))
-            ci = _bootstrap_ci(stat, n, self.n_resamples, self.level, gen)
+            ci = Interval(*_bootstrap_ci(stat, n, self.n_resamples, self.level, gen), self.level,
+                          "percentile", self.n_resamples)
         ess = None if weights is None else _kish_ess(weights)
         mean_w = None if weights is None else float(weights.mean())
         return OffPolicyEstimate(estimator, est, se, ci, self.level, int(n), ess, mean_w)

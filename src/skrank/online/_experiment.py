@@ -33,6 +33,7 @@ from scipy import special
 from scipy import stats as sp_stats
 
 from .._validation import param_error
+from ..stats._results import Interval
 from ._results import ExperimentResult, MetricEffect, SampleRatioCheck
 from ._utils import check_confidence_level, input_error
 
@@ -237,8 +238,10 @@ def _effect(name: str, kind: str, arm: Any, control: Any, n_c: int, n_t: int, pa
         rel_ci = (v_t / v_c / factor - 1, v_t / v_c * factor - 1)
     return MetricEffect(
         metric=name, kind=kind, arm=arm, control=control, value_control=float(v_c),
-        value_arm=float(v_t), difference=float(diff), ci=(diff - half, diff + half),
-        relative_difference=float(rel), relative_ci=(float(rel_ci[0]), float(rel_ci[1])),
+        value_arm=float(v_t), difference=float(diff),
+        ci=Interval(float(diff - half), float(diff + half), level, "t"),
+        relative_difference=float(rel),
+        relative_ci=Interval(float(rel_ci[0]), float(rel_ci[1]), level, "delta"),
         se=float(se), statistic=float(t), df=float(df), p_value=p, confidence_level=level,
         n_control=n_c, n_arm=n_t, covariate=covariate, theta=parts["theta"],
     )

@@ -33,6 +33,7 @@ from scipy import stats
 
 from .._validation import check_choice, check_int, param_error, renamed_parameters
 from ..stats._bootstrap import percentile_interval
+from ..stats._results import Interval
 from ._clicks import _ClickModel
 from ._results import InterleavingResult
 from ._utils import (
@@ -861,12 +862,14 @@ def interleaving_test(
     n = o.size
     if n == 0:
         nan = math.nan
-        return InterleavingResult(0, 0, 0, 0, nan, 1.0, (nan, nan), level, nan, unit, n_no_click)
+        ci = Interval(nan, nan, level, "percentile", n_resamples)
+        return InterleavingResult(0, 0, 0, 0, nan, 1.0, ci, level, nan, unit, n_no_click)
     preference = (wins + ties / 2) / n - 0.5
     draws = gen.multinomial(n, [wins / n, losses / n, ties / n], size=n_resamples)
     boot = (draws[:, 0] + draws[:, 2] / 2) / n - 0.5
     return InterleavingResult(
         wins=wins, losses=losses, ties=ties, n=n, preference=float(preference),
-        p_value=sign_test(wins, losses), ci=percentile_interval(boot, level),
+        p_value=sign_test(wins, losses),
+        ci=Interval(*percentile_interval(boot, level), level, "percentile", n_resamples),
         confidence_level=level, mean_outcome=float(o.mean()), unit=unit, n_no_click=n_no_click,
     )

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..stats._results import _py
+from ..stats._results import Interval, _py
 
 __all__ = [
     "ExperimentResult",
@@ -48,7 +48,8 @@ def _fmt_ci(ci: tuple[float, float], level: float) -> str:
 class _ToDict:
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict of plain Python values (arrays and tuples become lists)."""
-        return {f.name: _py(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+        return {f.name: _py(list(v) if isinstance(v := getattr(self, f.name), Interval) else v)
+                for f in fields(self)}  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class InterleavingResult(_ToDict):
     p_value : float
         Two-sided exact binomial sign test of ``wins`` against ``losses`` (ties left out);
         1.0 when there are no wins and no losses.
-    ci : tuple of float
+    ci : skrank.stats.Interval
         Percentile bootstrap confidence interval of ``preference``.
     confidence_level : float
         Level of ``ci``.
@@ -87,7 +88,7 @@ class InterleavingResult(_ToDict):
     n: int
     preference: float
     p_value: float
-    ci: tuple[float, float]
+    ci: Interval
     confidence_level: float
     mean_outcome: float
     unit: str
@@ -115,7 +116,7 @@ class OffPolicyEstimate(_ToDict):
         The estimate.
     se : float
         Standard error (normal approximation over rounds; for ``snips`` by the delta method).
-    ci : tuple of float
+    ci : skrank.stats.Interval
         Confidence interval: ``value -/+ z * se``, or a percentile bootstrap interval.
     confidence_level : float
         Level of ``ci``.
@@ -131,7 +132,7 @@ class OffPolicyEstimate(_ToDict):
     estimator: str
     value: float
     se: float
-    ci: tuple[float, float]
+    ci: Interval
     confidence_level: float
     n: int
     ess: float | None
@@ -199,7 +200,7 @@ class ZTestResult(_ToDict):
         Test statistic.
     p_value : float
         p-value under ``alternative``.
-    ci : tuple of float
+    ci : skrank.stats.Interval
         Confidence interval of ``difference``.
     confidence_level : float
         Level of ``ci``.
@@ -218,7 +219,7 @@ class ZTestResult(_ToDict):
     se: float
     z: float
     p_value: float
-    ci: tuple[float, float]
+    ci: Interval
     confidence_level: float
     n_a: int
     n_b: int
@@ -247,7 +248,7 @@ class RatioEstimate(_ToDict):
         independent observations.
     se : float
         ``sqrt(variance)``.
-    ci : tuple of float
+    ci : skrank.stats.Interval
         Normal-approximation confidence interval.
     confidence_level : float
         Level of ``ci``.
@@ -258,7 +259,7 @@ class RatioEstimate(_ToDict):
     value: float
     variance: float
     se: float
-    ci: tuple[float, float]
+    ci: Interval
     confidence_level: float
     n: int
 
@@ -342,11 +343,11 @@ class MetricEffect(_ToDict):
         The metric in each arm (CUPED-adjusted when ``covariate`` is set).
     difference : float
         ``value_arm - value_control``.
-    ci : tuple of float
+    ci : skrank.stats.Interval
         Welch t confidence interval of ``difference``.
     relative_difference : float
         ``value_arm / value_control - 1`` (NaN when ``value_control`` is 0).
-    relative_ci : tuple of float
+    relative_ci : skrank.stats.Interval
         Its interval: the delta-method interval of ``log(value_arm / value_control)``
         (Welch df), transformed back; NaN when the ratio is not positive.
     se : float
@@ -374,9 +375,9 @@ class MetricEffect(_ToDict):
     value_control: float
     value_arm: float
     difference: float
-    ci: tuple[float, float]
+    ci: Interval
     relative_difference: float
-    relative_ci: tuple[float, float]
+    relative_ci: Interval
     se: float
     statistic: float
     df: float

@@ -81,9 +81,13 @@ class Interval:
     confidence : float
         The confidence level, for example 0.95.
     method : str
-        ``"percentile"`` or ``"bca"`` (bootstrap), or ``"t"`` (Student t).
+        ``"percentile"`` or ``"bca"`` (bootstrap), ``"t"`` (Student or Welch t), ``"normal"``
+        (normal approximation) or ``"delta"`` (delta method on the log ratio).
     n_resamples : int or None
-        Number of bootstrap resamples (``None`` for ``"t"``).
+        Number of bootstrap resamples (``None`` for the others).
+
+    An interval unpacks and indexes as the pair ``(low, high)``: ``low, high = res.ci`` and
+    ``res.ci[0]`` work as with the tuples it replaced in :mod:`skrank.online`.
     """
 
     low: float
@@ -94,6 +98,15 @@ class Interval:
 
     def __contains__(self, value: float) -> bool:
         return bool(self.low <= value <= self.high)
+
+    def __iter__(self):
+        return iter((self.low, self.high))
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: int) -> float:
+        return (self.low, self.high)[index]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the interval as a dict of built-in types."""
