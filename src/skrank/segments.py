@@ -694,6 +694,12 @@ class SegmentTable:
     seed: int | None
 
     @property
+    def confidence_level(self) -> float:
+        """The confidence level, by the name of the parameter that set it (``confidence``
+        is the same number)."""
+        return self.confidence
+
+    @property
     def name(self) -> str:
         """The segmentation's name."""
         return self.segmentation.name

@@ -47,3 +47,16 @@ def test_results_carry_intervals_that_unpack_as_pairs(method, res):
 def test_bootstrap_intervals_say_their_resamples():
     res = interleaving_test(np.r_[np.ones(30), -np.ones(20)], rng=2, n_resamples=500)
     assert res.ci.n_resamples == 500
+
+
+def test_statistics_results_answer_to_confidence_level_too():
+    from skrank.stats import paired_comparison
+
+    rng = np.random.default_rng(0)
+    a = rng.random(50)
+    res = paired_comparison(a, a + 0.01 * rng.standard_normal(50), rng=0, n_resamples=200,
+                            confidence_level=0.9)
+    assert res.confidence_level == res.confidence == 0.9
+    assert res.ci_t.confidence_level == 0.9
+    low, high = res.ci_percentile
+    assert low < high

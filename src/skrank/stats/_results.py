@@ -99,6 +99,12 @@ class Interval:
     def __contains__(self, value: float) -> bool:
         return bool(self.low <= value <= self.high)
 
+    @property
+    def confidence_level(self) -> float:
+        """The confidence level, by the name of the parameter that set it (``confidence``
+        is the same number)."""
+        return self.confidence
+
     def __iter__(self):
         return iter((self.low, self.high))
 
@@ -343,6 +349,12 @@ class PairedComparison:
     b: np.ndarray = field(repr=False)
     differences: np.ndarray = field(repr=False)
     notes: tuple[str, ...] = ()
+
+    @property
+    def confidence_level(self) -> float:
+        """The confidence level, by the name of the parameter that set it (``confidence``
+        is the same number)."""
+        return self.confidence
 
     # -- convenience -------------------------------------------------------------------
     @property
