@@ -3,79 +3,16 @@ conventions and the pair counts behind them, and that unpack like scikit-surviva
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .._numbers import FloatLike
 from ._conventions import SurvivalConventions
 
 __all__ = ["BrierScores", "ConcordanceResult", "SurvivalScore", "TimeDependentAUC"]
-
-
-def _binary(op: Callable[[float, float], Any], reflected: bool = False):
-    def method(self, other):
-        if isinstance(other, _FloatLike):
-            other = other.value
-        try:
-            other = float(other)
-        except (TypeError, ValueError):
-            return NotImplemented
-        return op(other, self.value) if reflected else op(self.value, other)
-
-    return method
-
-
-class _FloatLike:
-    """Arithmetic, comparisons, ``round`` and format specifications through ``self.value``."""
-
-    value: float
-
-    def __float__(self) -> float:
-        return float(self.value)
-
-    def __format__(self, spec: str) -> str:
-        return format(float(self.value), spec) if spec else str(self)
-
-    def __round__(self, ndigits: int | None = None):
-        return round(float(self.value), ndigits)
-
-    def __hash__(self) -> int:
-        return hash(float(self.value))
-
-    def __bool__(self) -> bool:
-        return bool(self.value)
-
-    def __neg__(self) -> float:
-        return -float(self.value)
-
-    def __pos__(self) -> float:
-        return float(self.value)
-
-    def __abs__(self) -> float:
-        return abs(float(self.value))
-
-    def __array__(self, dtype=None, copy=None):
-        return np.asarray(float(self.value), dtype=dtype)
-
-    __add__ = _binary(operator.add)
-    __radd__ = _binary(operator.add, True)
-    __sub__ = _binary(operator.sub)
-    __rsub__ = _binary(operator.sub, True)
-    __mul__ = _binary(operator.mul)
-    __rmul__ = _binary(operator.mul, True)
-    __truediv__ = _binary(operator.truediv)
-    __rtruediv__ = _binary(operator.truediv, True)
-    __pow__ = _binary(operator.pow)
-    __rpow__ = _binary(operator.pow, True)
-    __eq__ = _binary(operator.eq)  # type: ignore[assignment]
-    __ne__ = _binary(operator.ne)  # type: ignore[assignment]
-    __lt__ = _binary(operator.lt)
-    __le__ = _binary(operator.le)
-    __gt__ = _binary(operator.gt)
-    __ge__ = _binary(operator.ge)
 
 
 def _subjects(n: int, n_events: int) -> str:
@@ -83,7 +20,7 @@ def _subjects(n: int, n_events: int) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class ConcordanceResult(_FloatLike):
+class ConcordanceResult(FloatLike):
     """A concordance index with its pair counts and conventions; behaves as a float.
 
     ``float(result)``, arithmetic, comparisons, ``round`` and format specifications use
@@ -194,7 +131,7 @@ def _times_text(times: np.ndarray) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class TimeDependentAUC(_FloatLike):
+class TimeDependentAUC(FloatLike):
     """Cumulative/dynamic AUC at each time and its mean; behaves as the mean (a float).
 
     Unpacks like scikit-survival's pair, ``auc, mean_auc = result``.
@@ -309,7 +246,7 @@ class BrierScores:
 
 
 @dataclass(frozen=True, eq=False)
-class SurvivalScore(_FloatLike):
+class SurvivalScore(FloatLike):
     """One survival score (the integrated Brier score) with its conventions; a float.
 
     Attributes

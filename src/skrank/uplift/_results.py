@@ -3,13 +3,12 @@ table by percentile. Each carries and prints the conventions that produced it.""
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .._numbers import FloatLike
 from ._conventions import UpliftConventions
 
 __all__ = ["UpliftByPercentile", "UpliftCurve", "UpliftScore"]
@@ -19,21 +18,8 @@ def _rows_text(n: int, n_treatment: int, n_control: int) -> str:
     return f"{n:,} rows: {n_treatment:,} treated, {n_control:,} control"
 
 
-def _binary(op: Callable[[float, float], Any], reflected: bool = False):
-    def method(self, other):
-        if isinstance(other, UpliftScore):
-            other = other.value
-        try:
-            other = float(other)
-        except (TypeError, ValueError):
-            return NotImplemented
-        return op(other, self.value) if reflected else op(self.value, other)
-
-    return method
-
-
 @dataclass(frozen=True, eq=False)
-class UpliftScore:
+class UpliftScore(FloatLike):
     """One uplift score with the conventions behind it; behaves as a float.
 
     ``float(score)``, arithmetic, comparisons, ``round`` and format specifications use
@@ -70,50 +56,6 @@ class UpliftScore:
     n_tied: int = 0
     detail: str = ""
     settings: str = ""
-
-    def __float__(self) -> float:
-        return float(self.value)
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec) if spec else str(self)
-
-    def __round__(self, ndigits: int | None = None):
-        return round(self.value, ndigits)
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-    def __bool__(self) -> bool:
-        return bool(self.value)
-
-    def __neg__(self) -> float:
-        return -self.value
-
-    def __pos__(self) -> float:
-        return +self.value
-
-    def __abs__(self) -> float:
-        return abs(self.value)
-
-    def __array__(self, dtype=None, copy=None):
-        return np.asarray(self.value, dtype=dtype)
-
-    __add__ = _binary(operator.add)
-    __radd__ = _binary(operator.add, True)
-    __sub__ = _binary(operator.sub)
-    __rsub__ = _binary(operator.sub, True)
-    __mul__ = _binary(operator.mul)
-    __rmul__ = _binary(operator.mul, True)
-    __truediv__ = _binary(operator.truediv)
-    __rtruediv__ = _binary(operator.truediv, True)
-    __pow__ = _binary(operator.pow)
-    __rpow__ = _binary(operator.pow, True)
-    __eq__ = _binary(operator.eq)  # type: ignore[assignment]
-    __ne__ = _binary(operator.ne)  # type: ignore[assignment]
-    __lt__ = _binary(operator.lt)
-    __le__ = _binary(operator.le)
-    __gt__ = _binary(operator.gt)
-    __ge__ = _binary(operator.ge)
 
     def describe_conventions(self) -> str:
         """The conventions that matter to this score, as ``name=value`` pairs."""
