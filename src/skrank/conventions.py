@@ -48,7 +48,7 @@ WEIGHT_PRECISIONS = ("input", "float32")
 #: Order of floating-point operations in NDCG (to reproduce a library to the last bit).
 ARITHMETICS = ("lightgbm", "xgboost")
 #: Names accepted by ``preset=``.
-PRESETS = ("lightgbm", "xgboost", "trec_eval", "sklearn")
+PRESETS = ("lightgbm", "xgboost", "trec_eval", "trec_eval9", "sklearn")
 
 GainSpec = Union[str, tuple[float, ...]]  # noqa: UP007 (a runtime alias on Python 3.10)
 
@@ -367,8 +367,9 @@ _PRESETS: dict[str, dict[str, Any]] = {
         arithmetic="xgboost",
         empty_weighted=False,
     ),
-    # trec_eval 9/10: score descending, ties by docno descending, gains are the labels,
-    # ideal DCG and R from the qrels, topics without relevant documents count 0.
+    # trec_eval 10: score descending, ties by docno descending, gains are the labels,
+    # ideal DCG and R from the qrels, topics without relevant documents count 0; scores are
+    # C doubles.
     "trec_eval": dict(
         gain="linear",
         ties="docid",
@@ -378,6 +379,18 @@ _PRESETS: dict[str, dict[str, Any]] = {
         p_divisor="k",
         idcg="pool",
         score_precision="float64",
+    ),
+    # trec_eval 9.x and pytrec_eval (which embeds 9.0.x): the same rules, but run scores are
+    # read into a C float, so scores equal in float32 tie (then docno decides).
+    "trec_eval9": dict(
+        gain="linear",
+        ties="docid",
+        empty="zero",
+        rel_min=1.0,
+        ap_denominator="all",
+        p_divisor="k",
+        idcg="pool",
+        score_precision="float32",
     ),
     # scikit-learn ndcg_score/dcg_score: linear gain, ties averaged, a row without relevant
     # items scores 0.
@@ -431,8 +444,9 @@ def resolve_conventions(
 
     Parameters
     ----------
-    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"} or None
-        Start from the conventions of a reference library instead of skrank's defaults.
+    preset : {"lightgbm", "xgboost", "trec_eval", "trec_eval9", "sklearn"} or None
+        Start from the conventions of a reference library instead of skrank's defaults
+        (``"trec_eval"`` is trec_eval 10, ``"trec_eval9"`` trec_eval 9.x and pytrec_eval).
     conventions : Conventions or None
         Start from this value instead (exclusive with ``preset``).
     **overrides
