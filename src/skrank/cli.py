@@ -26,7 +26,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from . import __version__
-from .conventions import EMPTY_RULES, IDCG_SOURCES, PRESETS, TIE_RULES
+from .conventions import EMPTY_RULES, IDCG_SOURCES, PRESETS, SCORE_PRECISIONS, TIE_RULES
 from .exceptions import InvalidParameterError, SkrankError
 from .metrics._spec import (  # noqa: F401 (the trec_eval names: re-exported)
     _TREC_FAMILIES,
@@ -238,6 +238,10 @@ def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
                    help="value of a query without relevant documents (default: exclude)")
     g.add_argument("--rel-min", type=_positive_float, metavar="LABEL",
                    help="smallest relevant label for P, R, hit rate, AP, RR (default: 1)")
+    g.add_argument("--score-precision", choices=SCORE_PRECISIONS,
+                   help="precision at which scores are compared: float64 (default; trec_eval "
+                        "10) or float32 (trec_eval 9.x and pytrec_eval read scores into a C "
+                        "float, so scores equal in float32 tie; XGBoost)")
     g.add_argument("--idcg", choices=IDCG_SOURCES,
                    help="ideal DCG and number of relevant documents from the ranked rows or "
                         "the whole judgement pool (default: pool for TREC runs, else ranked)")
@@ -1042,17 +1046,20 @@ def _all_qids(loaded: _Loaded) -> np.ndarray:
 
 def _conventions(args: argparse.Namespace, kind: str) -> dict[str, Any]:
     conv: dict[str, Any] = {"preset": args.preset, "gain": args.gain, "ties": args.ties,
-                            "empty": args.empty, "rel_min": args.rel_min, "idcg": args.idcg}
+                            "empty": args.empty, "rel_min": args.rel_min, "idcg": args.idcg,
+                            "score_precision": args.score_precision}
     if kind == "trec" and args.idcg is None and args.preset is None:
         conv["idcg"] = "pool"  # the qrels are the judgement pool
     return conv
 
 
 def _check_docid(args: argparse.Namespace, loaded: _Loaded, parser) -> None:
-    wants = args.ties == "docid" or (args.ties is None and args.preset == "trec_eval")
+    trec_preset = args.preset in ("trec_eval", "trec_eval9")
+    wants = args.ties == "docid" or (args.ties is None and trec_preset)
     if wants and loaded.kind != "trec" and not any("doc_id" in s.kwargs
                                                     for s in loaded.systems):
-        what = "--ties docid" if args.ties == "docid" else "--preset trec_eval (ties=docid)"
+        what = ("--ties docid" if args.ties == "docid"
+                else f"--preset {args.preset} (ties=docid)")
         hint = "give --doc-id COLUMN" if loaded.kind == "table" else "use a table or TREC run"
         parser.error(f"{what} breaks ties by document id, but the input has none: {hint}, "
                      "or choose another --ties")

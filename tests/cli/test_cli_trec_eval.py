@@ -68,3 +68,24 @@ def test_text_output_with_the_trec_eval_preset_states_its_conventions(cli):
     ndcg, p5 = expected["ndcg_cut_10", "all"], expected["P_5", "all"]  # 0.3016, 0.2667
     assert f"NDCG@10 = {ndcg} (gain=linear, ties=docid, empty=zero, idcg=pool; 3 queries)" in out
     assert f"P@5 = {p5} (ties=docid, empty=zero, rel_min=1, p_divisor=k; 3 queries)" in out
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    (["--preset", "trec_eval"], "0.5000"),  # trec_eval 10: doubles, "a" ranks first
+    (["--preset", "trec_eval9"], "1.0000"),  # trec_eval 9 / pytrec_eval: a float32 tie
+    (["--preset", "trec_eval", "--score-precision", "float32"], "1.0000"),
+    (["--preset", "trec_eval9", "--score-precision", "float64"], "0.5000"),
+])
+def test_score_precision_separates_trec_eval_9_from_10(cli, tmp_path, options, expected):
+    """Scores 0.30000001 and 0.3 tie only in float32 (issue 13). pytrec_eval (trec_eval 9.0.8
+    inside) gives RR 1.0 (the tie goes to docno "c" first); trec_eval 10 gives 0.5."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    ref = pytrec_eval.RelevanceEvaluator({"q": {"a": 0, "c": 1}}, {"recip_rank"}).evaluate(
+        {"q": {"a": 0.30000001, "c": 0.3}})
+    assert ref["q"]["recip_rank"] == 1.0
+    (tmp_path / "qrels").write_text("q 0 c 1\nq 0 a 0\n")
+    (tmp_path / "run").write_text("q Q0 a 1 0.30000001 r\nq Q0 c 2 0.3 r\n")
+    code, out, err = cli("eval", *options, "-m", "recip_rank", "--format", "trec",
+                         tmp_path / "qrels", tmp_path / "run")
+    assert code == 0, err
+    assert read_trec(out)["recip_rank", "all"] == expected

@@ -1,4 +1,9 @@
-"""preset="trec_eval" equals pytrec_eval (trec_eval 9's code) at full precision on random runs.
+"""preset="trec_eval" equals pytrec_eval at full precision on random runs.
+
+pytrec_eval embeds trec_eval 9.0.x, which reads run scores as C float; preset="trec_eval"
+(trec_eval 10) reads doubles. The two agree whenever the scores are exact in float32, as the
+random scores of the first tests are (halves); runs whose scores tie only in float32 need
+preset="trec_eval9" (tested at the end).
 
 The random collections are built to hit every convention trec_eval has: heavy score ties
 (broken by docno descending, compared as strings: ids of different lengths and cases), graded
@@ -95,3 +100,60 @@ def test_reordered_rows_give_the_same_values():
     assert order != list(range(len(order)))  # the topics did come in another order
     for name in NAMES.values():
         np.testing.assert_array_equal(a[name].per_query, b[name].per_query[order])
+
+
+def near_tie_collection(seed: int, n_topics: int = 30, max_docs: int = 40):
+    """Random runs whose scores tie in float32 only: 0.3 next to 0.30000001 and the like.
+
+    Each score is a base value plus 0, one or a few float64 ulps of float32 noise, so that
+    many scores differ in float64 and are equal once read into a C ``float``.
+    """
+    rng = np.random.default_rng(1000 + seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    bases = np.array([0.1, 0.3, 0.7, 1.3, 2.9])
+    for i in range(n_topics):
+        topic = f"t{i}"
+        n = int(rng.integers(2, max_docs))
+        docs = [f"d{j:03d}" for j in rng.permutation(n)]
+        labels = rng.choice([0, 0, 1, 2], n)
+        labels[0] = 1  # every topic has a relevant document
+        base = rng.choice(bases, n)
+        # below float32's resolution at these magnitudes (about 6e-8 relative): a tie in float32
+        nudge = rng.choice([0.0, 1e-9, 2e-9, 1e-8], n) * base
+        qrels[topic] = {d: int(lab) for d, lab in zip(docs, labels)}
+        run[topic] = {d: float(s) for d, s in zip(docs, base + nudge)}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_near_ties_equal_pytrec_eval_under_trec_eval9(seed):
+    """pytrec_eval embeds trec_eval 9, which reads scores into a C float (issue 13).
+
+    preset="trec_eval9" (score_precision="float32") equals pytrec_eval on every topic of runs
+    whose scores tie only in float32; preset="trec_eval" (trec_eval 10: doubles) does not.
+    """
+    qrels, run = near_tie_collection(seed)
+    reference = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+    data = flatten(qrels, run)
+    s32 = data["y_score"].astype(np.float32)
+    assert (np.unique(data["y_score"]).size > np.unique(s32).size)  # float32-only ties exist
+    res = skrank.evaluate(**data, metrics=list(NAMES.values()), preset="trec_eval9")
+    assert_equal_to_pytrec(res, reference, NAMES)
+    assert res.conventions.score_precision == "float32"
+    ten = skrank.evaluate(**data, metrics=list(NAMES.values()), preset="trec_eval")
+    with pytest.raises(AssertionError, match="differs from pytrec_eval"):
+        assert_equal_to_pytrec(ten, reference, NAMES)
+
+
+def test_float32_tie_example_of_issue_13():
+    """Scores 0.30000001 (non-relevant "a") and 0.3 (relevant "b"): trec_eval 10 orders by
+    the double (RR 0.5); trec_eval 9.0.8 and pytrec_eval see a tie broken by docno
+    descending ("b" first, RR 1.0)."""
+    qrels = {"q": {"a": 0, "b": 1}}
+    run = {"q": {"a": 0.30000001, "b": 0.3}}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)
+    assert ref["q"]["recip_rank"] == 1.0
+    data = flatten(qrels, run)
+    assert skrank.evaluate(**data, metrics=["rr"], preset="trec_eval9")["rr"].value == 1.0
+    assert skrank.evaluate(**data, metrics=["rr"], preset="trec_eval")["rr"].value == 0.5
