@@ -20,6 +20,7 @@ __all__ = [
     "EMPTY_RULES",
     "GAINS",
     "IDCG_SOURCES",
+    "IDEAL_ORDERS",
     "PRESETS",
     "P_DIVISORS",
     "SCORE_PRECISIONS",
@@ -41,6 +42,9 @@ AP_DENOMINATORS = ("all", "min_k", "found")
 P_DIVISORS = ("k", "min_k_n")
 #: Where the ideal DCG (and the number of relevant documents) comes from.
 IDCG_SOURCES = ("ranked", "pool")
+#: How the ideal ranking of NDCG orders the labels: by decreasing gain, or by decreasing
+#: label (LightGBM; differs only for a gain table that does not increase with the label).
+IDEAL_ORDERS = ("gain", "label")
 #: The precision at which scores are compared before ranking.
 SCORE_PRECISIONS = ("float64", "float32")
 #: The precision at which row weights are held before a query's mean weight is taken.
@@ -121,6 +125,11 @@ class Conventions:
     idcg : {"ranked", "pool"}, default="ranked"
         Source of the ideal DCG and of the number of relevant documents: the ranked rows only
         or every judged row, including rows marked as not retrieved (trec_eval).
+    ideal_order : {"gain", "label"}, default="gain"
+        Order of the labels in NDCG's ideal ranking: by decreasing gain, the true maximum
+        DCG, or by decreasing label, as LightGBM builds it. They differ only for a gain table
+        that does not increase with the label (``gain=[0, 1, 3, 7.25, 7]``); under
+        ``"label"`` NDCG can then exceed 1, as LightGBM's does.
     score_precision : {"float64", "float32"}, default="float64"
         Precision at which scores are compared; XGBoost ranks float32 predictions, so scores
         that differ only in float64 tie there.
@@ -164,6 +173,7 @@ class Conventions:
     ap_denominator: str = "all"
     p_divisor: str = "k"
     idcg: str = "ranked"
+    ideal_order: str = "gain"
     score_precision: str = "float64"
     weight_precision: str = "input"
     default_k: int | None = None
@@ -186,6 +196,7 @@ class Conventions:
         check_choice("ap_denominator", self.ap_denominator, AP_DENOMINATORS)
         check_choice("p_divisor", self.p_divisor, P_DIVISORS)
         check_choice("idcg", self.idcg, IDCG_SOURCES)
+        check_choice("ideal_order", self.ideal_order, IDEAL_ORDERS)
         check_choice("score_precision", self.score_precision, SCORE_PRECISIONS)
         check_choice("weight_precision", self.weight_precision, WEIGHT_PRECISIONS)
         check_int("default_k", self.default_k, min_value=1, allow_none=True)
@@ -320,7 +331,8 @@ CONVENTION_NAMES = tuple(f.name for f in fields(Conventions) if f.name != "metri
 # conventions whose values are names from a closed set
 _NAMED_CHOICES = {"gain": GAINS, "ties": TIE_RULES, "empty": EMPTY_RULES,
                   "ap_denominator": AP_DENOMINATORS, "p_divisor": P_DIVISORS,
-                  "idcg": IDCG_SOURCES, "score_precision": SCORE_PRECISIONS,
+                  "idcg": IDCG_SOURCES, "ideal_order": IDEAL_ORDERS,
+                  "score_precision": SCORE_PRECISIONS,
                   "weight_precision": WEIGHT_PRECISIONS, "arithmetic": ARITHMETICS}
 
 
@@ -338,9 +350,11 @@ _PRESETS: dict[str, dict[str, Any]] = {
     # LightGBM 4.x rank_metric/map_metric: stable sort on float64 (input order), label_gain
     # table, a query with max DCG 0 adds an unweighted 1.0, MAP@k divides by
     # min(relevant, min(k, n)); weights are stored as float32 (label_t) and a query's weight
-    # is their float32 mean (metadata.cpp).
+    # is their float32 mean (metadata.cpp); the ideal DCG takes the labels in decreasing
+    # order (CalMaxDCGAtK), whatever their gains.
     "lightgbm": dict(
         gain=_LIGHTGBM_GAIN,
+        ideal_order="label",
         ties="input",
         empty="one",
         rel_min=1.0,

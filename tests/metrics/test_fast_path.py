@@ -79,6 +79,25 @@ def test_one_pass_equals_general_kernel(ties, gain, seed, fast_calls):
         assert fast[name].tie_interval == general[name].tie_interval
 
 
+@pytest.mark.parametrize("ties", ["pessimistic", "input", "average"])
+def test_ideal_order_by_label_equal_general_kernel(ties, fast_calls):
+    # a gain table that falls with the label: the ideal ranking by label (LightGBM's) is not
+    # the one by gain, and both kernels build it alike
+    gain = (0.0, 5.0, 1.0, 7.25, 7.0)
+    y, s, qid = _data(11)
+    kw = dict(metrics=METRICS, ties=ties, gain=gain, ideal_order="label", tie_bounds=True)
+    fast = skrank.evaluate(y, s, qid, **kw)
+    assert fast_calls
+    fast_calls.clear()
+    perm = _interleaved(qid)
+    general = skrank.evaluate(y[perm], s[perm], qid[perm], **kw)
+    assert not fast_calls
+    _assert_same(fast, general)
+    by_gain = skrank.evaluate(y, s, qid, metrics=["ndcg@10"], ties=ties, gain=gain)
+    assert fast["ndcg@10"].value > by_gain["ndcg@10"].value  # a smaller (wrong) ideal DCG
+    assert np.nanmax(fast["ndcg@10"].per_query) > 1.0
+
+
 @pytest.mark.parametrize("preset", ["lightgbm", "xgboost"])
 def test_presets_agree_across_kernels(preset):
     y, s, qid = _data(7)

@@ -96,6 +96,29 @@ def test_bit_for_bit_with_custom_label_gain(seed):
     )
 
 
+def test_label_gain_that_does_not_increase_with_the_label():
+    # LightGBM builds its ideal DCG in label order, not gain order: with label 4 worth less
+    # than label 3 its NDCG exceeds 1 (issue 13: 1.0357 in LightGBM 4.7, skrank gave 1.0).
+    # The preset reproduces it (ideal_order="label"); the default keeps the true maximum DCG.
+    gain = [0.0, 1.0, 3.0, 7.25, 7.0]
+    y, s, sizes = np.array([3, 4, 0]), np.array([3.0, 2.0, 1.0]), np.array([3])
+    theirs = lightgbm_values(y, s, sizes, label_gain=gain)
+    assert theirs["ndcg@1"] == pytest.approx(1.0357142857142856, abs=0)
+    assert skrank_values(y, s, sizes, label_gain=gain) == theirs
+    assert skrank.ndcg(y, s, group=sizes, k=1, gain=gain).value == 1.0
+    assert skrank.ndcg(y, s, group=sizes, k=1, gain=gain, preset="lightgbm",
+                       ideal_order="gain").value == 1.0
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_bit_for_bit_with_label_gain_not_increasing(seed):
+    gain = [0.0, 5.0, 1.0, 7.25, 7.0, 2.5]
+    y, s, sizes, w = random_tied(500 + seed, weights=seed % 2 == 1, max_label=5)
+    assert skrank_values(y, s, sizes, w, label_gain=gain) == lightgbm_values(
+        y, s, sizes, w, label_gain=gain
+    )
+
+
 def test_all_queries_without_relevant_documents():
     sizes = np.array([3, 2])
     y = np.zeros(5, dtype=int)

@@ -181,6 +181,7 @@ def evaluate(
     ap_denominator: str | None = None,
     p_divisor: str | None = None,
     idcg: str | None = None,
+    ideal_order: str | None = None,
     score_precision: str | None = None,
     weight_precision: str | None = None,
     default_k: int | None = None,
@@ -226,8 +227,8 @@ def evaluate(
         The rows are cut into chunks at query boundaries, run by a private pool of worker
         threads kept for the process, the calling thread taking its share; the result is
         identical for any ``n_jobs``. Worth it from about a million rows.
-    gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, score_precision, \
-weight_precision, default_k, \
+    gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, ideal_order, \
+score_precision, weight_precision, default_k, \
 max_label, empty_weighted, arithmetic
         Conventions; see :class:`skrank.Conventions`. Defaults: ``gain="exp"``,
         ``ties="pessimistic"``, ``empty="exclude"``, ``rel_min=1``.
@@ -255,7 +256,8 @@ max_label, empty_weighted, arithmetic
     caller = _caller
     overrides = dict(
         gain=gain, ties=ties, empty=empty, rel_min=rel_min, ap_denominator=ap_denominator,
-        p_divisor=p_divisor, idcg=idcg, score_precision=score_precision,
+        p_divisor=p_divisor, idcg=idcg, ideal_order=ideal_order,
+        score_precision=score_precision,
         weight_precision=weight_precision, default_k=default_k,
         max_label=max_label, empty_weighted=empty_weighted, arithmetic=arithmetic,
     )
@@ -467,6 +469,16 @@ def _fast_eligible(conv: Conventions, specs, max_label: int | None) -> bool:
     return True
 
 
+def _ideal_order(table: np.ndarray, conv: Conventions) -> np.ndarray:
+    """The labels in the order of the ideal ranking: the kernels fill it from label counts.
+
+    By decreasing gain, or by decreasing label (``ideal_order="label"``, LightGBM's).
+    """
+    if conv.ideal_order == "label":
+        return np.arange(table.shape[0] - 1, -1, -1, dtype=np.int64)
+    return np.argsort(-table, kind="stable").astype(np.int64)
+
+
 def _fast_setup(mconv: Conventions, conv: Conventions, specs, group_specs):
     """The one-pass kernel's gain table, gain order, err scale, kinds and cutoffs."""
     if isinstance(mconv.gain, tuple):
@@ -475,7 +487,7 @@ def _fast_setup(mconv: Conventions, conv: Conventions, specs, group_specs):
         table = _FAST_GAINS[mconv.gain]
     if any(s.name == "err" for s in specs) and conv.max_label is not None:
         table = table[: conv.max_label + 1]  # larger labels: the full check raises
-    order = np.argsort(-table, kind="stable").astype(np.int64)
+    order = _ideal_order(table, mconv)
     err_scale = float(2.0 ** -conv.max_label) if conv.max_label is not None else 1.0
     return (table, order, err_scale, *_kinds_ks(mconv, group_specs))
 
@@ -612,8 +624,7 @@ def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max
     else:
         gain_mode = K.GAIN_MODES[conv.gain]
         table = np.zeros(1, dtype=np.float64)
-    # labels by decreasing gain: the ideal ranking of a query follows from its label counts
-    order = np.argsort(-table, kind="stable").astype(np.int64)
+    order = _ideal_order(table, conv)
 
     def run(offsets):
         return K.evaluate_grouped(

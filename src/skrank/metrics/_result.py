@@ -30,6 +30,9 @@ def _shown_conventions(metric: Metric, conv: Conventions) -> list[str]:
         names.append("p_divisor")
     if metric.name in ("ndcg", "r", "ap") and conv.idcg != "ranked":
         names.append("idcg")
+    if metric.name == "ndcg" and conv.ideal_order != "gain" and isinstance(conv.gain, tuple) \
+            and any(b < a for a, b in zip(conv.gain, conv.gain[1:])):
+        names.append("ideal_order")  # shown where it changes the value
     if conv.score_precision != "float64":
         names.append("score_precision")
     if metric.k is None and conv.default_k is not None:
