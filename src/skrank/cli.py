@@ -246,7 +246,8 @@ def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
                    help="ideal DCG and number of relevant documents from the ranked rows or "
                         "the whole judgement pool (default: pool for TREC runs, else ranked)")
     g.add_argument("--tie-bounds", action="store_true",
-                   help="also report each metric under pessimistic and optimistic ties")
+                   help="also report the tie range: each metric's low and high value under "
+                        "the pessimistic and optimistic ordering rules")
 
     g = p.add_argument_group("comparison with a baseline")
     g.add_argument("--baseline", metavar="RUN|COLUMN",

@@ -46,7 +46,7 @@ class _Fixed:
 
 
 def _overrides(preset):
-    if preset == "trec_eval":
+    if preset in ("trec_eval", "trec_eval9"):
         return {"ties": "input"}  # no entry point but evaluate receives document ids
     if preset is None:
         return {"rel_min": 1}     # graded labels: the training metrics want a threshold

@@ -221,7 +221,9 @@ def evaluate(
         False marks judged documents the system did not return: they are not ranked but
         count in the ideal DCG and the number of relevant documents under ``idcg="pool"``.
     tie_bounds : bool, default=False
-        Also compute the pessimistic and optimistic means (``MetricResult.tie_interval``).
+        Also compute the means under the pessimistic and optimistic ordering rules:
+        ``MetricResult.tie_interval``, ``(low, high)`` (per query the smaller and the larger
+        of the two; see the tie range in ``docs/conventions.rst``).
     n_jobs : int or None, default=None
         Threads for the compiled kernel (which releases the GIL): None is 1, -1 every core.
         The rows are cut into chunks at query boundaries, run by a private pool of worker
@@ -698,10 +700,13 @@ def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResu
         per_query[emp] = {0: np.nan, 1: 0.0, 2: 1.0}[code]
     interval = None
     if bounds is not None:
+        # the two ordering rules, per query, as [smaller, larger]: with a gain table that
+        # falls or ap_denominator="found", worst label first need not give the minimum
+        pess, opt = (b[0][:, j] for b in bounds)
         interval = tuple(
-            float(A.weighted_mean(np.ascontiguousarray(b[0][:, j]), emp, code, w,
+            float(A.weighted_mean(np.ascontiguousarray(side), emp, code, w,
                                   conv.empty_weighted))
-            for b in bounds
+            for side in (np.fmin(pess, opt), np.fmax(pess, opt))
         )
     return MetricResult(
         metric=spec,

@@ -78,7 +78,11 @@ class MetricResult:
         Queries where documents with equal scores but different labels fall inside the
         cutoff (or across it, for P, R and hit rate): the value depends on the tie rule.
     tie_interval : tuple of float or None
-        ``(pessimistic, optimistic)`` means, when computed (``tie_bounds=True``).
+        ``(low, high)``, when computed (``tie_bounds=True``): the means of the smaller and of
+        the larger of each query's values under the pessimistic (worst label first) and the
+        optimistic (best label first) ordering rules, so ``low <= high``. It is the range
+        over all orders of the tied documents unless the gain table falls somewhere or
+        ``ap_denominator="found"``; then it can be narrower.
     """
 
     metric: Metric
