@@ -19,6 +19,7 @@ from ._trec import (
     _chunks,
     encode,
     first_repeat,
+    string_order,
     string_ranks,
     to_str_array,
 )
@@ -225,17 +226,25 @@ def join(index: QrelsIndex, run: RunBlock, *, run_source: str, run_only: str = "
     qrows = index.order[_ranges(index.start[qt], index.stop[qt])]
     qlocal = np.repeat(np.flatnonzero(has_q), index.stop[qt] - index.start[qt])
 
-    # one dictionary for the documents of both: join key and tie order
+    # one sort of the documents of both by (topic, document id): the tie order, the
+    # repeated documents of the run and the join, with no hashing of the ids
     qdocs = index.doc.take(pa.array(qrows, type=pa.int64()))
     docs = pa.chunked_array(_chunks(run.doc) + _chunks(qdocs), type=pa.string())
-    dcode, ddict = encode(docs)
-    tie = string_ranks(ddict)[dcode]
-    width = max(len(ddict), 1)
-    drun, dq = dcode[:n], dcode[n:]
+    rlocal = local_of_run_topic[qcode]
+    # rows of topics left out get a group of their own: their repeats are errors too
+    rgroup = np.where(rlocal >= 0, rlocal, len(names) + qcode)
+    by_doc, same = string_order(np.concatenate([rgroup, qlocal]), docs)
+    # the position in that order is a document key: unique within a topic and in docno order
+    tie = np.empty(by_doc.shape[0], dtype=np.int64)
+    tie[by_doc] = np.arange(by_doc.shape[0], dtype=np.int64)
+    pair = np.flatnonzero(same)
+    lo, hi = by_doc[pair], by_doc[pair + 1]  # equal rows come in row order: lo < hi
 
-    repeat = first_repeat(qcode * width + drun)
-    if repeat is not None:
-        a, b = repeat
+    twice = hi < n
+    if twice.any():
+        b = int(hi[twice].min())
+        starts = np.flatnonzero(np.r_[True, ~same])
+        a = int(by_doc[starts[np.searchsorted(starts, tie[b], side="right") - 1]])
         doc, topic = run.doc[b].as_py(), run.qid[b].as_py()
         if run.lines is None:
             raise InputError(f"{run_source}: document {doc!r} appears twice for query "
@@ -246,7 +255,6 @@ def join(index: QrelsIndex, run: RunBlock, *, run_source: str, run_only: str = "
             "too."
         )
 
-    rlocal = local_of_run_topic[qcode]
     kept = np.flatnonzero(rlocal >= 0)
     if max_docs is not None and kept.size:
         # trec_eval -M: the first max_docs of each topic by score, ties by docno descending
@@ -257,17 +265,16 @@ def join(index: QrelsIndex, run: RunBlock, *, run_source: str, run_only: str = "
         rank = np.arange(sorted_local.shape[0]) - np.repeat(first, size)
         kept = np.sort(kept[order[rank < max_docs]])
 
-    key_run = rlocal[kept] * width + drun[kept]
-    key_q = qlocal * width + dq
-    by_key = np.argsort(key_run, kind="stable")
-    sorted_keys = key_run[by_key]
-    pos = np.searchsorted(sorted_keys, key_q)
-    pos_ok = np.minimum(pos, max(sorted_keys.shape[0] - 1, 0))
-    found = (pos < sorted_keys.shape[0]) & (sorted_keys[pos_ok] == key_q) if kept.size else \
-        np.zeros(key_q.shape[0], dtype=bool)
+    # the retrieved row of each judgement (-1: none), among the rows kept
+    matched = hi >= n
+    kept_at = np.full(n, -1, dtype=np.int64)
+    kept_at[kept] = np.arange(kept.shape[0], dtype=np.int64)
+    hit = np.full(qrows.shape[0], -1, dtype=np.int64)
+    hit[hi[matched] - n] = kept_at[lo[matched]]
+    found = hit >= 0
     rel = index.rel[qrows].astype(np.float64)
     y_run = np.zeros(kept.shape[0], dtype=np.float64)
-    y_run[by_key[pos_ok[found]]] = rel[found]
+    y_run[hit[found]] = rel[found]
     missed = ~found
 
     code = np.concatenate([rlocal[kept], qlocal[missed]])
