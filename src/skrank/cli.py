@@ -1066,6 +1066,25 @@ def _check_docid(args: argparse.Namespace, loaded: _Loaded, parser) -> None:
                      "or choose another --ties")
 
 
+def _check_trec_format(metrics: list[Metric], conv: dict[str, Any], parser) -> None:
+    """--format trec prints trec_eval's names: only for trec_eval's conventions."""
+    from .conventions import resolve_conventions
+    from .reports._render import check_trec_conventions
+
+    try:
+        resolved = resolve_conventions(**conv)
+    except SkrankError:  # pragma: no cover - the evaluation reports it
+        return
+    try:
+        check_trec_conventions(
+            ((m, resolved) for m in metrics),
+            "Use --preset trec_eval (trec_eval 10) or --preset trec_eval9 (trec_eval 9, "
+            "pytrec_eval) without options that change those conventions (--rel-min and "
+            "--score-precision may stay), or another --format.")
+    except InvalidParameterError as exc:
+        parser.error("--format trec: " + str(exc))
+
+
 def _curves(args: argparse.Namespace, loaded: _Loaded, metrics, conv, progress) -> dict:
     from .reports import metric_at_k
 
@@ -1126,6 +1145,8 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
     kind = _input_kind(args, parser)
     progress = _Progress(args.progress, args.inputs, stderr)
     conv = _conventions(args, kind)
+    if args.format == "trec":
+        _check_trec_format(metrics, conv, parser)
     plan = _Plan(metrics, conv, args.tie_bounds, keep_rows=bool(args.plot))
     loaded = _load(args, kind, progress, plan)
     _check_docid(args, loaded, parser)

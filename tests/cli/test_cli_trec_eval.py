@@ -89,3 +89,50 @@ def test_score_precision_separates_trec_eval_9_from_10(cli, tmp_path, options, e
                          tmp_path / "qrels", tmp_path / "run")
     assert code == 0, err
     assert read_trec(out)["recip_rank", "all"] == expected
+
+
+def test_trec_format_refuses_values_under_other_conventions(cli, tmp_path):
+    """trec_eval's names only for trec_eval's numbers (issue 13). Graded qrels: pytrec_eval's
+    ndcg_cut_10 is 0.6199 (linear gain); under --gain exp the value is 0.5869, which
+    ``--format trec`` used to print as ndcg_cut_10."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    ref = pytrec_eval.RelevanceEvaluator({"q": {"a": 2, "b": 1, "c": 0}}, {"ndcg_cut.10"})
+    expected = ref.evaluate({"q": {"c": 3.0, "b": 2.0, "a": 1.0}})["q"]["ndcg_cut_10"]
+    (tmp_path / "qrels").write_text("q 0 a 2\nq 0 b 1\nq 0 c 0\n")
+    (tmp_path / "run").write_text("q Q0 c 1 3 r\nq Q0 b 2 2 r\nq Q0 a 3 1 r\n")
+    files = (tmp_path / "qrels", tmp_path / "run")
+    code, out, err = cli("eval", "--preset", "trec_eval", "-m", "ndcg_cut.10",
+                         "--format", "trec", *files)
+    assert code == 0, err
+    assert read_trec(out)["ndcg_cut_10", "all"] == f"{expected:.4f}" == "0.6199"
+    code, out, err = cli("eval", "--preset", "trec_eval", "--gain", "exp", "-m", "ndcg_cut.10",
+                         "--format", "trec", *files)
+    assert code == 2 and out == ""
+    assert "ndcg_cut_10" in err and "gain=exp (trec_eval: linear)" in err
+    assert "--preset trec_eval" in err and "another --format" in err
+    # the same numbers in skrank's own formats are fine: they state their conventions
+    code, out, err = cli("eval", "--preset", "trec_eval", "--gain", "exp", "-m", "ndcg_cut.10",
+                         *files)
+    assert code == 0 and "NDCG@10 = 0.5869 (gain=exp" in out
+
+
+@pytest.mark.parametrize(("options", "named"), [
+    ([], "ties=pessimistic (trec_eval: docid)"),  # skrank's defaults
+    (["--preset", "trec_eval", "--idcg", "ranked"], "idcg=ranked (trec_eval: pool)"),
+    (["--preset", "trec_eval", "--empty", "exclude"], "empty=exclude (trec_eval: zero)"),
+    (["--preset", "sklearn"], "ties=average (trec_eval: docid)"),
+])
+def test_trec_format_names_the_conventions_that_differ(cli, options, named):
+    # --idcg ranked gives map 0.3150 on this collection, where trec_eval prints 0.1785
+    code, out, err = cli("eval", *options, "-m", "map", "--format", "trec",
+                         TREC / "qrels.test", TREC / "results.test")
+    assert code == 2 and out == ""
+    assert named in err
+
+
+def test_trec_format_keeps_rel_min_and_score_precision(cli):
+    """trec_eval's -l is rel_min, and float32 scores are trec_eval 9: both are trec_eval's."""
+    code, out, err = cli("eval", "--preset", "trec_eval9", "--rel-min", "2", "-m", "map",
+                         "--format", "trec", TREC / "qrels.test", TREC / "results.test")
+    assert code == 0, err
+    assert float(read_trec(out)["map", "all"]) >= 0  # printed, not refused

@@ -300,14 +300,38 @@ def test_csv_rows(two):
     assert float(seg["difference"]) == report.segments[0][0].difference
 
 
+def _trec_systems(preset="trec_eval", **conv):
+    rng = np.random.default_rng(0)
+    qid = np.repeat([f"q{i:02d}" for i in range(5)], 6)
+    y = rng.integers(0, 3, qid.size)
+    doc = np.array([f"d{i}" for i in range(qid.size)])
+    return {name: skrank.evaluate(y, y + rng.normal(0, noise, qid.size), qid, doc_id=doc,
+                                  metrics=METRICS, preset=preset, **conv)
+            for name, noise in (("model", 0.9), ("bm25", 1.4))}
+
+
 def test_trec_format():
-    results, _ = _systems()
+    results = _trec_systems()
     text = build_report(results, rng=0).to_trec(per_query=True, runids={"bm25": "BM25"})
     lines = text.splitlines()
     assert all(re.fullmatch(r"\S+ *\t\S+\t\S+", line) for line in lines)
     assert lines[0].startswith("ndcg_cut_5            \tq00\t")
     assert "runid                 \tall\tBM25" in lines
     assert f"recip_rank            \tall\t{results['bm25']['rr'].value:.4f}" in lines
+
+
+@pytest.mark.parametrize(("conv", "named"), [
+    ({"preset": None}, "gain=exp (trec_eval: linear)"),
+    ({"gain": "exp"}, "gain=exp (trec_eval: linear)"),
+    ({"ties": "input"}, "ties=input (trec_eval: docid)"),
+])
+def test_trec_format_refuses_other_conventions(conv, named):
+    """trec_eval's names (ndcg_cut_5) only for numbers under trec_eval's conventions."""
+    report = build_report(_trec_systems(**conv), rng=0)
+    with pytest.raises(InvalidParameterError, match="ndcg_cut_5") as info:
+        report.to_trec()
+    assert named in str(info.value) and "preset='trec_eval'" in str(info.value)
+    assert build_report(_trec_systems(preset="trec_eval9"), rng=0).to_trec()
 
 
 def test_trec_names():

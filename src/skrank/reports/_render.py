@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..exceptions import InvalidParameterError
 from ..metrics._spec import Metric
 from ..segments import _fmt_ci, _fmt_num, _fmt_p, _text_table
 
@@ -360,9 +361,67 @@ def trec_name(metric: str | Metric) -> str:
     return str(m)
 
 
+# trec_eval's conventions, by metric (rel_min is trec_eval's -l, score_precision separates
+# trec_eval 9 from 10: both are trec_eval's); a metric without a trec_eval name is free
+_TREC_RULES = {"ties": "docid", "empty": "zero"}
+_TREC_METRIC_RULES = {
+    "ndcg": {"gain": "linear", "idcg": "pool"},
+    "ap": {"ap_denominator": "all", "idcg": "pool"},
+    "r": {"idcg": "pool"},
+    "p": {"p_divisor": "k"},
+    "rr": {},
+    "hit": {},
+}
+
+
+def trec_mismatch(metric: str | Metric, conventions: Any) -> str | None:
+    """Why ``metric`` computed under ``conventions`` is not trec_eval's measure, or None.
+
+    ``None`` too for a metric trec_eval does not have (it keeps skrank's name). Otherwise the
+    conventions that differ from trec_eval's, as ``name=value (trec_eval: value)``.
+    """
+    m = Metric.parse(metric)
+    if trec_name(m) == str(m) or m.name not in _TREC_METRIC_RULES:
+        return None
+    conv = conventions.for_metric(m.name)
+    rules = {**_TREC_RULES, **_TREC_METRIC_RULES[m.name]}
+    wrong = [f"{name}={conv.gain_name() if name == 'gain' else getattr(conv, name)} "
+             f"(trec_eval: {value})"
+             for name, value in rules.items()
+             if (conv.gain_name() if name == "gain" else getattr(conv, name)) != value]
+    if m.k is None and conv.default_k is not None:
+        wrong.append(f"default_k={conv.default_k} (trec_eval: the whole list)")
+    return ", ".join(wrong) or None
+
+
+def check_trec_conventions(pairs: Any, fix: str) -> None:
+    """Refuse trec_eval's measure names for numbers computed under other conventions.
+
+    ``pairs``: ``(metric, conventions)`` pairs; ``fix`` ends the error message.
+    """
+    for m, conventions in pairs:
+        m = Metric.parse(m)
+        wrong = trec_mismatch(m, conventions)
+        if wrong is not None:
+            raise InvalidParameterError(
+                f"The trec format prints trec_eval's measure names, but {m.display} would be "
+                f"printed as {trec_name(m)} with values computed under other conventions: "
+                f"{wrong}. {fix}"
+            )
+
+
 def render_trec(report: Report, per_query: bool = False,
                 runids: Mapping[str, str] | None = None) -> str:
-    """trec_eval's format, ``%-22s\\t%s\\t%.4f`` (see :meth:`Report.to_trec`)."""
+    """trec_eval's format, ``%-22s\\t%s\\t%.4f`` (see :meth:`Report.to_trec`).
+
+    trec_eval's measure names (``ndcg_cut_10``) are printed only for values computed under
+    trec_eval's conventions; other values are refused (see :func:`trec_mismatch`).
+    """
+    for res in report.systems.values():
+        check_trec_conventions(
+            ((m, res[m].conventions) for m in report.metrics),
+            "Evaluate with preset='trec_eval' (trec_eval 10) or 'trec_eval9' (trec_eval 9, "
+            "pytrec_eval), or use another format (to_text, to_csv, to_json).")
     lines = []
     for name, res in report.systems.items():
         if per_query:
