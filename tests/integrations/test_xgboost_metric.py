@@ -30,14 +30,14 @@ PARAMS = dict(objective="rank:ndcg", max_depth=1, eta=0.1, nthread=1, tree_metho
 
 
 def _train_with_builtins(data, y_train, y_test, builtins, ours, *, test_weight=None,
-                         custom=None, rounds=ROUNDS):
+                         custom=None, rounds=ROUNDS, params=PARAMS):
     dtrain = xgb.DMatrix(data.X_train, y_train, qid=data.qid_train)
     dtest = xgb.DMatrix(data.X_test, y_test, qid=data.qid_test, weight=test_weight)
     cbs = [skrank.xgboost.metric_callback(*names, evals=[(dtrain, "train"), (dtest, "test")],
                                           prefix=prefix, **kw)
            for prefix, names, kw in ours]
     log: dict = {}
-    booster = xgb.train({**PARAMS, "eval_metric": builtins}, dtrain, rounds,
+    booster = xgb.train({**params, "eval_metric": builtins}, dtrain, rounds,
                         evals=[(dtrain, "train"), (dtest, "test")], evals_result=log,
                         verbose_eval=False, callbacks=cbs, custom_metric=custom)
     return log, cbs, booster, dtest
@@ -64,6 +64,33 @@ def test_preset_xgboost_equals_builtin_ndcg_every_iteration(data):
             _assert_equal_to_printed(log[d][k], log[d][f"sk_{k}"], (d, k))
         _assert_equal_to_printed(log[d]["ndcg@5-"], log[d]["skz_ndcg@5"], (d, "ndcg@5-"))
     assert log["test"]["ndcg@5"] != log["test"]["ndcg@5-"]  # the empty queries matter
+
+
+def test_preset_callback_reads_ndcg_exp_gain_from_the_booster(data):
+    # issue 13: the callback ignored ndcg_exp_gain=False (here off by up to 0.078); it reads the
+    # setting from Booster.save_config(), as XGBoost's own metrics use it
+    builtins = ["ndcg@3", "ndcg@10", "ndcg"]
+    ours = [("sk_", ["ndcg@3", "ndcg@10", "ndcg"], dict(preset="xgboost")),
+            ("exp_", ["ndcg@3"], dict(preset="xgboost", gain="exp"))]
+    log, _, _, _ = _train_with_builtins(data, data.y_train, data.y_test, builtins, ours,
+                                        params={**PARAMS, "ndcg_exp_gain": False})
+    for d in ("train", "test"):
+        for k in ("ndcg@3", "ndcg@10", "ndcg"):
+            _assert_equal_to_printed(log[d][k], log[d][f"sk_{k}"], (d, k))
+    # an explicit gain= is the user's choice, kept whatever the booster says
+    assert log["test"]["exp_ndcg@3"] != log["test"]["ndcg@3"]
+
+
+def test_preset_callback_refuses_a_booster_without_a_readable_config(data):
+    cb = skrank.xgboost.metric_callback("ndcg@3", preset="xgboost",
+                                        evals=[(data.X_test, data.y_test, data.qid_test)])
+
+    class NoConfig:
+        def save_config(self):
+            return "not json"
+
+    with pytest.raises(InputError, match=r"ndcg_exp_gain.*gain="):
+        cb.after_iteration(NoConfig(), 0, {})
 
 
 def test_preset_xgboost_equals_builtin_map_and_pre_every_iteration(data):

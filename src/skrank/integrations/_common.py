@@ -88,6 +88,23 @@ class MetricSet:
             overrides.get("rel_min") is not None or preset is not None or conventions is not None
         )
         self.names: tuple[str, ...] = tuple(f"{prefix}{m}" for m in self.metrics)
+        # the library's own gain setting (LightGBM's label_gain, XGBoost's ndcg_exp_gain)
+        # replaces the preset's gain when the preset is the library's and no gain was given
+        self.library = caller.split(".")[1] if caller.startswith("skrank.") else ""
+        self.reads_library_gain = (
+            isinstance(preset, str) and preset.lower() == self.library
+            and overrides.get("gain") is None
+        )
+        self._by_gain: dict[Any, Conventions] = {}
+
+    def with_gain(self, gain: Any) -> Conventions:
+        """The conventions with the gain the library's settings give (``None``: unchanged)."""
+        if gain is None or not self.reads_library_gain:
+            return self.conventions
+        key = gain if isinstance(gain, str) else tuple(gain)
+        if key not in self._by_gain:
+            self._by_gain[key] = self.conventions.replace(gain=gain)
+        return self._by_gain[key]
 
     def describe(self) -> str:
         shown = ", ".join(self.names)
@@ -147,8 +164,12 @@ class MetricSet:
         sample_weight: np.ndarray | None,
         where: str,
         qid: Any = None,
+        conventions: Conventions | None = None,
     ) -> list[float]:
-        """The metrics' values over the queries given by ``sizes`` (or by ``qid``)."""
+        """The metrics' values over the queries given by ``sizes`` (or by ``qid``).
+
+        ``conventions``: these instead of the set's own (see :meth:`with_gain`).
+        """
         y = np.asarray(y_true)
         self.check_labels(y, where)
         res = evaluate(
@@ -158,7 +179,7 @@ class MetricSet:
             group=sizes,
             metrics=self.metrics,
             sample_weight=sample_weight,
-            conventions=self.conventions,
+            conventions=self.conventions if conventions is None else conventions,
             _caller=self.caller,
         )
         return [float(res[m].value) for m in self.metrics]

@@ -42,14 +42,41 @@ def _field(values: Any, dtype: type) -> np.ndarray | None:
     return arr.astype(dtype, copy=False)
 
 
+def _label_gain(s: MetricSet, params: Any) -> tuple[float, ...] | None:
+    """The ``label_gain`` of LightGBM's parameters as a gain table; None when not set.
+
+    ``lightgbm.train`` merges the training parameters into each Dataset it evaluates
+    (``Dataset.params``), so a ``label_gain`` given there reaches the feval.
+    """
+    if not params or params.get("label_gain") is None:
+        return None
+    value = params["label_gain"]
+    try:
+        if isinstance(value, str):  # LightGBM also takes "0,1,3,7"
+            value = [v for v in value.replace(" ", "").split(",") if v]
+        table = tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        raise InputError(
+            f"{s.caller} reads LightGBM's label_gain from the training parameters under "
+            f"preset='lightgbm', but cannot read {value!r} as a list of gains. Pass gain=[...] "
+            "to set the gain yourself."
+        ) from None
+    if not table:
+        return None
+    return table
+
+
 def _results(
-    s: MetricSet, y_true: Any, y_pred: Any, sizes: np.ndarray, weight: Any, where: str
+    s: MetricSet, y_true: Any, y_pred: Any, sizes: np.ndarray, weight: Any, where: str,
+    params: Any = None,
 ) -> list[tuple[str, float, bool]]:
     """``[(name, value, True), ...]``: what LightGBM expects of a metric callable."""
     n = int(np.asarray(y_true).shape[0])
     pred = s.check_scores(y_pred, n, where)
+    conv = s.with_gain(_label_gain(s, params)) if s.reads_library_gain else None
     # LightGBM stores weights as float32 and averages them per query in float32
-    values = s.values(y_true, pred, sizes, _field(weight, np.float32), where)
+    values = s.values(y_true, pred, sizes, _field(weight, np.float32), where,
+                      conventions=conv)
     return [(name, v, True) for name, v in zip(s.names, values)]
 
 
@@ -91,7 +118,7 @@ class LightGBMFeval(MetricSetView):
                 "has them).",
             )
         return _results(s, eval_data.get_label(), preds, sizes, eval_data.get_weight(),
-                        "the evaluated Dataset")
+                        "the evaluated Dataset", getattr(eval_data, "params", None))
 
 
 class LightGBMEvalMetric(MetricSetView):
@@ -145,7 +172,11 @@ def feval(
 
     The returned callable reads query boundaries (``get_group()``), labels and row weights
     from each evaluated ``Dataset``; a query's weight is the mean of its rows' weights, as in
-    LightGBM (weights are taken as float32, like LightGBM stores them).
+    LightGBM (weights are taken as float32, like LightGBM stores them). With
+    ``preset="lightgbm"`` and no ``gain=``, a ``label_gain`` in the training parameters is
+    the gain table, as for LightGBM's own NDCG: ``lightgbm.train`` merges its parameters into
+    each Dataset it evaluates (``Dataset.params``). A Dataset constructed before training
+    (``.construct()``) does not receive them: pass ``gain=label_gain`` then.
     {params}
     Returns
     -------
@@ -203,7 +234,9 @@ def eval_metric(
 
     The same metrics as :func:`feval`, in the four-argument form
     ``f(y_true, y_pred, weight, group)`` that LightGBM's scikit-learn API passes query sizes
-    to.
+    to. That form receives no parameters: with ``LGBMRanker(label_gain=...)`` pass the same
+    table as ``gain=`` (``preset="lightgbm", gain=ranker.label_gain``), or use :func:`feval`
+    with ``lightgbm.train``, which reads it.
     {params}
     Returns
     -------

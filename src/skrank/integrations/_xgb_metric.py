@@ -9,6 +9,7 @@ module's name so that pickle finds it.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -59,6 +60,28 @@ def _dmatrix_weights(dmat: Any, sizes: np.ndarray, n_rows: int) -> np.ndarray | 
         f"The DMatrix has {w.size} weights for {sizes.shape[0]} queries and {n_rows} rows; "
         "ranking weights are one per query."
     )
+
+
+def _booster_gain(set_: MetricSet, model: Any) -> str | None:
+    """``"linear"`` when the booster is set to ``ndcg_exp_gain=False``; None otherwise.
+
+    XGBoost exposes the setting in ``Booster.save_config()``: under the ranking objective's
+    ``lambdarank_param``, or under an ``ndcg`` metric's.
+    """
+    try:
+        learner = json.loads(model.save_config())["learner"]
+    except (AttributeError, TypeError, ValueError, KeyError) as exc:
+        raise InputError(
+            f"{set_.caller} reads XGBoost's ndcg_exp_gain from Booster.save_config() under "
+            f"preset='xgboost', but could not read the configuration ({exc!r}). Pass gain= "
+            "('exp' or 'linear') to set the gain yourself."
+        ) from None
+    sources = [learner.get("objective", {}), *learner.get("metrics", [])]
+    for source in sources:
+        value = source.get("lambdarank_param", {}).get("ndcg_exp_gain")
+        if value is not None:
+            return None if str(value).lower() in ("1", "true") else "linear"
+    return None
 
 
 class XGBoostCustomMetric(MetricSetView):
@@ -132,6 +155,10 @@ def custom_metric(
 
     Notes
     -----
+    XGBoost calls a custom metric without the booster, so it cannot see the training
+    parameters: with ``ndcg_exp_gain=False`` pass ``gain="linear"`` (or use
+    :func:`metric_callback`, which reads the setting).
+
     Two XGBoost traps apply to every custom metric, this one included:
 
     - XGBoost stores custom metric values with 6 decimals (``"%f"``), in ``evals_result``
@@ -328,11 +355,13 @@ def _callback_class() -> type:
 
         def after_iteration(self, model, epoch, evals_log) -> bool:
             s = self._set
+            conv = s.with_gain(_booster_gain(s, model)) if s.reads_library_gain else None
             for ev in self._prepared:
                 pred = model.predict(ev.dmatrix, output_margin=self.output_margin)
                 where = f"eval set {ev.name!r}"
                 pred = s.check_scores(pred, int(ev.y_true.shape[0]), where)
-                values = s.values(ev.y_true, pred, ev.sizes, ev.weights, where, qid=ev.qid)
+                values = s.values(ev.y_true, pred, ev.sizes, ev.weights, where, qid=ev.qid,
+                                  conventions=conv)
                 data_log = evals_log.setdefault(ev.name, {})
                 mine = self.history.setdefault(ev.name, {})
                 for name, value in zip(s.names, values):
@@ -405,6 +434,9 @@ def metric_callback(
     not increased for that many rounds: skrank metrics are always *maximised*, whatever
     their name, and the booster's ``best_iteration`` / ``best_score`` are set as XGBoost's
     own early stopping sets them (so ``XGBRanker.predict`` uses the best iteration).
+    With ``preset="xgboost"`` and no ``gain=``, the gain follows the booster's
+    ``ndcg_exp_gain`` (read from ``Booster.save_config()``): the label itself when it is
+    False, as in XGBoost's own NDCG.
 
     Parameters
     ----------{params}    evals : list
