@@ -165,7 +165,25 @@ class Block:
         return self.text[start:end].decode("utf-8", "replace").split(" ")
 
 
+def _is_normal(data: bytes) -> bool:
+    """Whether ``_normalise`` would leave ``data`` as it is (the usual case), found with
+    single-byte searches and one look at the bytes around each line end."""
+    if b"\r" in data or b"\t" in data or b"\v" in data or b"\f" in data:
+        return False
+    if data[:1] in (b" ", b"#") or data[-1:] == b" ":
+        return False
+    arr = np.frombuffer(data, dtype=np.uint8)
+    nl = np.flatnonzero(arr == 10)
+    before = arr[nl[nl > 0] - 1]
+    after = arr[nl[nl + 1 < arr.shape[0]] + 1]
+    if (before == 32).any() or (after == 32).any() or (after == 35).any():  # 35: '#'
+        return False
+    return b"  " not in data
+
+
 def _normalise(data: bytes) -> bytes:
+    if _is_normal(data):
+        return data
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if b"\t" in data or b"\v" in data or b"\f" in data:
