@@ -70,11 +70,20 @@ def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metri
             f"Got {_show(y_true[bad])!r} at row {bad} instead."
         )
     if lo < 0:
-        bad = int(np.flatnonzero(y_true < 0)[0])
-        raise InputError(
-            f"The 'y_true' parameter of {caller} must hold non-negative relevance labels "
-            f"(gain={conv.gain_name()}). Got {_show(y_true[bad])!r} at row {bad} instead."
-        )
+        # under linear gain a negative label is a negative gain, as in scikit-learn's
+        # dcg_score; NDCG refuses them as ndcg_score does (its ideal DCG is no maximum of a
+        # [0, 1] scale any more) and ERR's stopping probability (2**l - 1) / 2**max would be
+        # negative
+        refused = sorted({m.display.split("@")[0] for m in metrics if m.name in ("ndcg", "err")})
+        if conv.gain != "linear" or refused:
+            bad = int(np.flatnonzero(y_true < 0)[0])
+            why = (f"gain={conv.gain_name()}" if conv.gain != "linear"
+                   else f"for {' and '.join(refused)}; gain='linear' takes them for DCG and "
+                        "the binary metrics")
+            raise InputError(
+                f"The 'y_true' parameter of {caller} must hold non-negative relevance labels "
+                f"({why}). Got {_show(y_true[bad])!r} at row {bad} instead."
+            )
     if isinstance(conv.gain, tuple):
         if not integer:
             bad = int(np.flatnonzero(y_true != np.floor(y_true))[0])
@@ -98,7 +107,7 @@ def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metri
     max_label = hi if hi != -np.inf else 0.0
     # small integer labels: gains come from a table (exact, no pow(), and the kernel takes the
     # ideal ranking from label counts)
-    int_labels = int(max_label) + 1 if integer and max_label <= 62 else 0
+    int_labels = int(max_label) + 1 if integer and max_label <= 62 and lo >= 0 else 0
     if any(m.name == "err" for m in metrics) and conv.max_label is not None:
         if hi > conv.max_label:
             raise InputError(
@@ -199,7 +208,9 @@ def evaluate(
     Parameters
     ----------
     y_true : array-like of shape (n_rows,)
-        Graded relevance labels (non-negative).
+        Graded relevance labels: non-negative, except that ``gain="linear"`` takes negative
+        labels (negative gains, as scikit-learn's ``dcg_score``) for every metric but NDCG and
+        ERR.
     y_score : array-like of shape (n_rows,)
         Scores; higher ranks first.
     qid : array-like of shape (n_rows,), optional
