@@ -84,7 +84,10 @@ def metric_on_order(name, k, ranked_labels, pool_labels, conv, max_label):
             if r:
                 hits += 1
                 total += hits / (i + 1)
-        den = {"all": n_rel, "min_k": min(n_rel, kk), "found": hits}[conv.ap_denominator]
+        # min_k: min(R, k) with k the cutoff (not the rows retrieved; R under idcg="pool"
+        # counts judged rows the run missed), R without a cutoff (docs/conventions.rst)
+        min_k = n_rel if k is None else min(n_rel, k)
+        den = {"all": n_rel, "min_k": min_k, "found": hits}[conv.ap_denominator]
         return total / den if den else 0.0
     if name == "err":
         value, reach = 0.0, 1.0
