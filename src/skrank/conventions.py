@@ -21,6 +21,7 @@ __all__ = [
     "GAINS",
     "IDCG_SOURCES",
     "IDEAL_ORDERS",
+    "LABEL_PRECISIONS",
     "PRESETS",
     "P_DIVISORS",
     "SCORE_PRECISIONS",
@@ -47,6 +48,8 @@ IDCG_SOURCES = ("ranked", "pool")
 IDEAL_ORDERS = ("gain", "label")
 #: The precision at which scores are compared before ranking.
 SCORE_PRECISIONS = ("float64", "float32")
+#: The precision at which labels are held (XGBoost stores them as float32).
+LABEL_PRECISIONS = ("float64", "float32")
 #: The precision at which row weights are held before a query's mean weight is taken.
 WEIGHT_PRECISIONS = ("input", "float32")
 #: Order of floating-point operations in NDCG (to reproduce a library to the last bit).
@@ -133,6 +136,10 @@ class Conventions:
     score_precision : {"float64", "float32"}, default="float64"
         Precision at which scores are compared; XGBoost ranks float32 predictions, so scores
         that differ only in float64 tie there.
+    label_precision : {"float64", "float32"}, default="float64"
+        Precision at which labels are held: ``"float32"`` rounds them as XGBoost stores them,
+        so non-integer labels under linear gain give XGBoost's values bit for bit (integers
+        up to 2**24 are exact either way).
     weight_precision : {"input", "float32"}, default="input"
         Precision at which row weights (``sample_weight``) are held before each query's mean
         weight is taken: as given (float16 as float32), or float32 as LightGBM stores them,
@@ -147,8 +154,10 @@ class Conventions:
         query weight in the weighted mean. LightGBM's NDCG adds an unweighted 1.0 (``False``).
     arithmetic : {"lightgbm", "xgboost"}, default="lightgbm"
         Order of the floating-point operations of NDCG: ``DCG * (1 / IDCG)`` (LightGBM) or
-        ``sum(gain * discount * (1 / IDCG))`` (XGBoost). Values differ by a few units in the
-        last place at most; this exists only to reproduce each library bit for bit.
+        ``sum(gain * discount * (1 / IDCG))`` (XGBoost); under ``"xgboost"`` a weighted P@k
+        also adds ``(hits * weight) / divisor`` per query, as XGBoost's ``pre@k`` does.
+        Values differ by a few units in the last place at most; this exists only to
+        reproduce each library bit for bit.
     metric_exceptions : mapping or tuple, default=()
         Conventions that differ for one metric: ``{metric name: {convention: value}}``, e.g.
         XGBoost's ``pre@k`` scoring a query without relevant documents 0 where its other
@@ -175,6 +184,7 @@ class Conventions:
     idcg: str = "ranked"
     ideal_order: str = "gain"
     score_precision: str = "float64"
+    label_precision: str = "float64"
     weight_precision: str = "input"
     default_k: int | None = None
     max_label: int | None = None
@@ -198,6 +208,7 @@ class Conventions:
         check_choice("idcg", self.idcg, IDCG_SOURCES)
         check_choice("ideal_order", self.ideal_order, IDEAL_ORDERS)
         check_choice("score_precision", self.score_precision, SCORE_PRECISIONS)
+        check_choice("label_precision", self.label_precision, LABEL_PRECISIONS)
         check_choice("weight_precision", self.weight_precision, WEIGHT_PRECISIONS)
         check_int("default_k", self.default_k, min_value=1, allow_none=True)
         if self.default_k is not None and self.default_k > 2**63 - 1:  # int64 in the kernels
@@ -333,6 +344,7 @@ _NAMED_CHOICES = {"gain": GAINS, "ties": TIE_RULES, "empty": EMPTY_RULES,
                   "ap_denominator": AP_DENOMINATORS, "p_divisor": P_DIVISORS,
                   "idcg": IDCG_SOURCES, "ideal_order": IDEAL_ORDERS,
                   "score_precision": SCORE_PRECISIONS,
+                  "label_precision": LABEL_PRECISIONS,
                   "weight_precision": WEIGHT_PRECISIONS, "arithmetic": ARITHMETICS}
 
 
@@ -367,7 +379,8 @@ _PRESETS: dict[str, dict[str, Any]] = {
     ),
     # XGBoost 2.x/3.x ranking metrics: float32 predictions, stable sort, 2**l - 1 gain,
     # top 32 without @k, empty queries count 1 (0 with the "-" suffix: pass empty="zero"),
-    # pre@k divides by min(k, n), map@k by min(relevant, k).
+    # pre@k divides by min(k, n), map@k by min(relevant, k); labels are held as float32
+    # (MetaInfo), and a weighted pre@k adds (hits * weight) / divisor per query.
     "xgboost": dict(
         gain=_XGBOOST_GAIN,
         ties="input",
@@ -377,6 +390,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         p_divisor="min_k_n",
         idcg="ranked",
         score_precision="float32",
+        label_precision="float32",
         default_k=32,
         arithmetic="xgboost",
         empty_weighted=False,

@@ -192,6 +192,7 @@ def evaluate(
     idcg: str | None = None,
     ideal_order: str | None = None,
     score_precision: str | None = None,
+    label_precision: str | None = None,
     weight_precision: str | None = None,
     default_k: int | None = None,
     max_label: int | None = None,
@@ -241,7 +242,7 @@ def evaluate(
         threads kept for the process, the calling thread taking its share; the result is
         identical for any ``n_jobs``. Worth it from about a million rows.
     gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, ideal_order, \
-score_precision, weight_precision, default_k, \
+score_precision, label_precision, weight_precision, default_k, \
 max_label, empty_weighted, arithmetic
         Conventions; see :class:`skrank.Conventions`. Defaults: ``gain="exp"``,
         ``ties="pessimistic"``, ``empty="exclude"``, ``rel_min=1``.
@@ -271,7 +272,8 @@ max_label, empty_weighted, arithmetic
         gain=gain, ties=ties, empty=empty, rel_min=rel_min, ap_denominator=ap_denominator,
         p_divisor=p_divisor, idcg=idcg, ideal_order=ideal_order,
         score_precision=score_precision,
-        weight_precision=weight_precision, default_k=default_k,
+        label_precision=label_precision, weight_precision=weight_precision,
+        default_k=default_k,
         max_label=max_label, empty_weighted=empty_weighted, arithmetic=arithmetic,
     )
     # one complete value: a preset's per-metric exceptions travel inside it (and an explicit
@@ -312,6 +314,8 @@ max_label, empty_weighted, arithmetic
         mask = _as_1d("retrieved", retrieved, caller)
         if mask.dtype.kind != "b" or mask.shape[0] != n:
             raise param_error("retrieved", f"a boolean array of length {n}", retrieved, caller)
+    if conv.label_precision == "float32":
+        y_true = _float32_labels(y_true, caller)
     if conv.score_precision == "float32":
         with np.errstate(over="ignore"):
             y32 = y_score.astype(np.float32)
@@ -684,6 +688,64 @@ def _threads(n_jobs, caller: str) -> int:
 _EMPTY_CODE = {"exclude": 0, "zero": 1, "one": 2}
 
 
+def _float32_labels(y_true: np.ndarray, caller: str) -> np.ndarray:
+    """Labels rounded to float32 (``label_precision="float32"``), held as float64.
+
+    Integer labels up to 2**24 are exact in float32 and keep their dtype.
+    """
+    if y_true.dtype.kind in "iu":
+        if y_true.shape[0] == 0 or max(abs(int(y_true.min())), abs(int(y_true.max()))) <= 2**24:
+            return y_true
+        y_true = y_true.astype(np.float64)
+    with np.errstate(over="ignore"):
+        y32 = y_true.astype(np.float32)
+    lost = np.isfinite(y_true) & ~np.isfinite(y32)
+    if lost.any():
+        bad = int(np.flatnonzero(lost)[0])
+        raise InputError(
+            f"The 'y_true' parameter of {caller} must hold labels that fit float32 "
+            f"(label_precision='float32', largest {float(np.finfo(np.float32).max):g})."
+            f" Got {y_true[bad].item()!r} at row {bad} instead."
+        )
+    return y32.astype(np.float64)
+
+
+def _xgboost_weighted_precision(spec, conv, col, emp, code, w, grouping):
+    """XGBoost's weighted ``pre@k``: each query adds ``(hits * weight) / divisor`` (not
+    ``weight * (hits / divisor)``), then the sum is divided by the sum of the weights.
+
+    None when the hit counts cannot be recovered from the per-query values (rows left out
+    of the ranking by ``retrieved``): the caller takes the ordinary weighted mean.
+    """
+    k = spec.k if spec.k is not None else conv.default_k
+    sizes = np.diff(grouping.offsets).astype(np.float64)
+    if k is None:
+        div = sizes
+    elif conv.p_divisor == "min_k_n":
+        div = np.minimum(float(k), sizes)
+    else:
+        div = np.full(sizes.shape[0], float(k))
+    div = np.maximum(div, 1.0)
+    hits = np.rint(col * div)
+    full = ~emp
+    if not np.array_equal(hits[full] / div[full], col[full]):
+        return None
+    wd = np.asarray(w, dtype=np.float64)
+    terms = (hits * wd) / div
+    if code != 0 and emp.any():
+        v = 0.0 if code == 1 else 1.0
+        terms[emp] = v * wd[emp] if conv.empty_weighted else v
+    keep = full if code == 0 else np.ones(col.shape[0], dtype=bool)
+    if not keep.any():
+        return None
+    # sequential sums, in query order, as XGBoost's and skrank's own weighted means
+    num = float(np.cumsum(terms[keep])[-1])
+    den = float(np.cumsum(wd[keep])[-1])
+    if den == 0.0 or not np.isfinite(num) or not np.isfinite(den):
+        return None
+    return num / den
+
+
 def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResult:
     values, empty, ties = raw
     col = np.ascontiguousarray(values[:, j])
@@ -699,6 +761,9 @@ def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResu
     code = _EMPTY_CODE.get(conv.empty, 0)
     w = weights if weights is not None else np.zeros(0)
     value = A.weighted_mean(col, emp, code, w, conv.empty_weighted)
+    if weights is not None and spec.name == "p" and conv.arithmetic == "xgboost":
+        xgb_value = _xgboost_weighted_precision(spec, conv, col, emp, code, w, grouping)
+        value = value if xgb_value is None else xgb_value
     n_counted = grouping.n_queries - (n_empty if code == 0 else 0)
     if weights is not None and n_counted and np.isnan(value):
         raise InputError(
