@@ -408,18 +408,6 @@ _PRESETS: dict[str, dict[str, Any]] = {
         idcg="pool",
         score_precision="float64",
     ),
-    # trec_eval 9.x and pytrec_eval (which embeds 9.0.x): the same rules, but run scores are
-    # read into a C float, so scores equal in float32 tie (then docno decides).
-    "trec_eval9": dict(
-        gain="linear",
-        ties="docid",
-        empty="zero",
-        rel_min=1.0,
-        ap_denominator="all",
-        p_divisor="k",
-        idcg="pool",
-        score_precision="float32",
-    ),
     # scikit-learn ndcg_score/dcg_score: linear gain, ties averaged, a row without relevant
     # items scores 0.
     "sklearn": dict(
@@ -434,6 +422,10 @@ _PRESETS: dict[str, dict[str, Any]] = {
     ),
 }
 
+
+# trec_eval 9.x and pytrec_eval (which embeds 9.0.x): trec_eval 10's rules, but run scores
+# are read into a C float, so scores equal in float32 tie (then docno decides).
+_PRESETS["trec_eval9"] = dict(_PRESETS["trec_eval"], score_precision="float32")
 
 # Per-metric exceptions inside a preset: {preset: {metric name: {convention: value}}}.
 _PRESET_METRIC_OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
