@@ -19,16 +19,11 @@ from typing import Any
 import numpy as np
 from sklearn.pipeline import Pipeline
 
+from ._routing import routing_enabled
 from .exceptions import InputError
 from .scorers._queries import QID_COLUMN, check_qid, n_rows, split_qid_column
 
 __all__ = ["RankingPipeline", "make_ranking_pipeline"]
-
-
-def _routing_enabled() -> bool:
-    import sklearn
-
-    return bool(sklearn.get_config().get("enable_metadata_routing", False))
 
 
 def _takes(method: Any, name: str) -> bool:
@@ -115,7 +110,7 @@ class RankingPipeline(Pipeline):
 
     def _with_qid(self, params: dict[str, Any], ids: np.ndarray, n: int) -> dict[str, Any]:
         where = f"{type(self).__name__}.fit"
-        if _routing_enabled():
+        if routing_enabled():
             key = "qid"
         else:
             if not self._last_takes_qid("fit"):
@@ -151,7 +146,7 @@ class RankingPipeline(Pipeline):
         """
         X_feat, ids = split_qid_column(X)
         if ids is not None and "qid" not in params and self._last_takes_qid("score"):
-            if _routing_enabled():
+            if routing_enabled():
                 params = {**params, "qid": ids}
             else:
                 Xt = X_feat

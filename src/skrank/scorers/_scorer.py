@@ -8,6 +8,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from .._routing import UNCHANGED, require_routing, set_requests
 from .._validation import param_error
 from ..conventions import CONVENTION_NAMES, TIE_RULES, Conventions, resolve_conventions
 from ..exceptions import InputError, InvalidParameterError, SkrankWarning
@@ -49,20 +50,6 @@ _DEFAULT_REQUESTS: dict[str, bool | str | None] = {
     "sample_weight": None,
 }
 _SCORER_TIES = tuple(t for t in TIE_RULES if t != "docid")
-
-
-class _Unchanged:
-    def __repr__(self) -> str:
-        return "UNCHANGED"
-
-
-UNCHANGED: Any = _Unchanged()
-
-
-def _routing_enabled() -> bool:
-    import sklearn
-
-    return bool(sklearn.get_config().get("enable_metadata_routing", False))
 
 
 class _QueryScorer:
@@ -139,24 +126,9 @@ class _QueryScorer:
         self
             The scorer itself.
         """
-        if not _routing_enabled():
-            raise RuntimeError(
-                "set_score_request is only available when metadata routing is enabled. "
-                "Enable it with sklearn.set_config(enable_metadata_routing=True) or inside "
-                "`with sklearn.config_context(enable_metadata_routing=True):`."
-            )
-        for param, alias in (("qid", qid), ("groups", groups), ("sample_weight", sample_weight)):
-            if alias is UNCHANGED:
-                continue
-            if not (alias is None or isinstance(alias, (bool, str))):
-                raise param_error(
-                    param, "True, False, None or an alias (str)", alias, "set_score_request"
-                )
-            if isinstance(alias, str) and not alias.isidentifier():
-                raise param_error(
-                    param, "an alias that is a valid identifier", alias, "set_score_request"
-                )
-            self._requests[param] = alias
+        require_routing()
+        set_requests(self._requests, identifiers=True, qid=qid, groups=groups,
+                     sample_weight=sample_weight)
         return self
 
     def get_metadata_routing(self):

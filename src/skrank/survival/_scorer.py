@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._routing import UNCHANGED, require_routing, set_requests
 from .._validation import check_real, param_error
 from ..exceptions import InputError, InvalidParameterError
 from ._conventions import resolve
@@ -39,20 +40,6 @@ _METRICS = {
 }
 _NEEDS_CENSORING = ("uno_c", "cumulative_auc", "integrated_brier")
 _REQUESTABLE = ("sample_index",)
-
-
-class _Unchanged:
-    def __repr__(self) -> str:
-        return "UNCHANGED"
-
-
-UNCHANGED: Any = _Unchanged()
-
-
-def _routing_enabled() -> bool:
-    import sklearn
-
-    return bool(sklearn.get_config().get("enable_metadata_routing", False))
 
 
 class SurvivalScorer:
@@ -193,16 +180,8 @@ class SurvivalScorer:
         -------
         self : SurvivalScorer
         """
-        if not _routing_enabled():
-            raise RuntimeError(
-                "set_score_request is only available when metadata routing is enabled. "
-                "Enable it with sklearn.set_config(enable_metadata_routing=True)."
-            )
-        if sample_index is not UNCHANGED:
-            if not (sample_index is None or isinstance(sample_index, (bool, str))):
-                raise param_error("sample_index", "True, False, None or an alias (str)",
-                                  sample_index, "set_score_request")
-            self._requests["sample_index"] = sample_index
+        require_routing()
+        set_requests(self._requests, sample_index=sample_index)
         return self
 
     def get_metadata_routing(self):

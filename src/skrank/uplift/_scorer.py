@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .._routing import UNCHANGED, require_routing, set_requests
 from .._validation import check_choice, param_error
 from ..exceptions import InputError, InvalidParameterError
 from ._at_k import STRATEGIES, _check_k, uplift_at_k
@@ -21,20 +22,6 @@ _METRICS = {
     "uplift_at_k": "uplift_at_k",
 }
 _REQUESTABLE = ("treatment", "sample_weight")
-
-
-class _Unchanged:
-    def __repr__(self) -> str:
-        return "UNCHANGED"
-
-
-UNCHANGED: Any = _Unchanged()
-
-
-def _routing_enabled() -> bool:
-    import sklearn
-
-    return bool(sklearn.get_config().get("enable_metadata_routing", False))
 
 
 class UpliftScorer:
@@ -176,19 +163,8 @@ class UpliftScorer:
         -------
         self : UpliftScorer
         """
-        if not _routing_enabled():
-            raise RuntimeError(
-                "set_score_request is only available when metadata routing is enabled. "
-                "Enable it with sklearn.set_config(enable_metadata_routing=True) or inside "
-                "`with sklearn.config_context(enable_metadata_routing=True):`."
-            )
-        for param, alias in (("treatment", treatment), ("sample_weight", sample_weight)):
-            if alias is UNCHANGED:
-                continue
-            if not (alias is None or isinstance(alias, (bool, str))):
-                raise param_error(param, "True, False, None or an alias (str)", alias,
-                                  "set_score_request")
-            self._requests[param] = alias
+        require_routing()
+        set_requests(self._requests, treatment=treatment, sample_weight=sample_weight)
         return self
 
     def get_metadata_routing(self):
