@@ -317,18 +317,7 @@ max_label, empty_weighted, arithmetic
     if conv.label_precision == "float32":
         y_true = _float32_labels(y_true, caller)
     if conv.score_precision == "float32":
-        with np.errstate(over="ignore"):
-            y32 = y_score.astype(np.float32)
-        if not np.isfinite(y32).all():
-            lost = np.isfinite(y_score) & ~np.isfinite(y32)
-            if lost.any():
-                bad = int(np.flatnonzero(lost)[0])
-                raise InputError(
-                    f"The 'y_score' parameter of {caller} must hold scores that fit float32 "
-                    f"(score_precision='float32', largest {float(np.finfo(np.float32).max):g})."
-                    f" Got {y_score[bad].item()!r} at row {bad} instead."
-                )
-        y_score = y32
+        y_score = _to_float32(y_score, "y_score", "scores", "score_precision", caller)
 
     # metrics sharing the same conventions share one pass (a preset may differ per metric:
     # Conventions.for_metric);
@@ -426,15 +415,7 @@ def _weights(sample_weight, grouping: Grouping, n: int, precision: str, caller: 
     if w.dtype.kind != "f":
         w = w.astype(np.float64)
     if precision == "float32" or w.dtype.itemsize < 4:  # float16 is summed as float32 too
-        big = np.abs(w) > np.finfo(np.float32).max
-        if big.any():
-            row = int(np.flatnonzero(big)[0])
-            raise InputError(
-                f"The 'sample_weight' parameter of {caller} must hold weights that fit float32 "
-                f"(weight_precision='float32', largest {float(np.finfo(np.float32).max):g}). "
-                f"Got {w[row].item()!r} at row {row} instead."
-            )
-        w = w.astype(np.float32)
+        w = _to_float32(w, "sample_weight", "weights", "weight_precision", caller)
     w = np.ascontiguousarray(w, dtype=w.dtype.newbyteorder("="))
     return A.query_weights(grouping.rows, grouping.offsets, w)  # rows: arange if contiguous
 
@@ -697,17 +678,25 @@ def _float32_labels(y_true: np.ndarray, caller: str) -> np.ndarray:
         if y_true.shape[0] == 0 or max(abs(int(y_true.min())), abs(int(y_true.max()))) <= 2**24:
             return y_true
         y_true = y_true.astype(np.float64)
+    return _to_float32(y_true, "y_true", "labels", "label_precision", caller).astype(np.float64)
+
+
+def _to_float32(values: np.ndarray, name: str, what: str, convention: str,
+                caller: str) -> np.ndarray:
+    """``values`` as float32, or the standard error for the first finite value that does not
+    fit (float32 would make it infinite)."""
     with np.errstate(over="ignore"):
-        y32 = y_true.astype(np.float32)
-    lost = np.isfinite(y_true) & ~np.isfinite(y32)
-    if lost.any():
-        bad = int(np.flatnonzero(lost)[0])
-        raise InputError(
-            f"The 'y_true' parameter of {caller} must hold labels that fit float32 "
-            f"(label_precision='float32', largest {float(np.finfo(np.float32).max):g})."
-            f" Got {y_true[bad].item()!r} at row {bad} instead."
-        )
-    return y32.astype(np.float64)
+        v32 = values.astype(np.float32)
+    if not np.isfinite(v32).all():
+        lost = np.isfinite(values) & ~np.isfinite(v32)
+        if lost.any():
+            bad = int(np.flatnonzero(lost)[0])
+            raise InputError(
+                f"The {name!r} parameter of {caller} must hold {what} that fit float32 "
+                f"({convention}='float32', largest {float(np.finfo(np.float32).max):g})."
+                f" Got {values[bad].item()!r} at row {bad} instead."
+            )
+    return v32
 
 
 def _xgboost_weighted_precision(spec, conv, col, emp, code, w, grouping):
