@@ -22,8 +22,11 @@ LEVELS = {
     "stats": 4,
     # families and consumers of the metrics, side by side; the file readers beside them
     "scorers": 5, "survival": 5, "uplift": 5, "online": 5, "segments": 5, "io": 5,
+    "recsys": 5, "fairness": 5,
     # what builds on a scorer or a reader
     "integrations": 6, "pipeline": 6, "datasets": 6,
+    # the same evaluation where the data lives
+    "dask": 6, "spark": 6,
     "lightgbm": 7, "xgboost": 7,
     "reports": 8,
     "cli": 9,
