@@ -1,0 +1,234 @@
+"""``skrank.dask.evaluate``: shuffle on the query id, evaluate each partition, assemble."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._validation import param_error
+from ..conventions import Conventions
+from ..metrics._pieces import (
+    ERROR,
+    ERROR_KIND,
+    FIRST,
+    Plan,
+    assemble,
+    evaluate_piece,
+    make_plan,
+    piece_columns,
+    raise_piece_error,
+)
+from ..metrics._result import EvaluationResult
+from ..metrics._spec import Metric
+
+__all__ = ["evaluate"]
+
+_CALLER = "skrank.dask.evaluate"
+# a row's position in the input: its partition's number in the high bits, its row below
+_ROW_BITS = 40
+
+
+def _import_dask():
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:  # pragma: no cover - exercised without dask
+        raise ImportError(
+            "skrank.dask needs dask[dataframe] and distributed: pip install 'skrank[dask]'"
+        ) from exc
+    return dd
+
+
+def _locate(key: int) -> str:
+    return f"row {key & ((1 << _ROW_BITS) - 1)} of input partition {key >> _ROW_BITS}"
+
+
+def _with_position(pdf, partition_info=None):
+    """The partition with ``_first``: each row's position in the input, as an int64."""
+    number = partition_info["number"] if partition_info else 0
+    out = pdf.copy(deep=False)
+    out[FIRST] = np.arange(pdf.shape[0], dtype=np.int64) + (number << _ROW_BITS)
+    return out
+
+
+def _meta(plan: Plan, qid_dtype):
+    import pandas as pd
+
+    kinds = {"int": np.int64, "float": np.float64, "str": object}
+    cols = {"qid": pd.Series([], dtype=qid_dtype)}
+    for name, kind in piece_columns(plan):
+        cols[name] = pd.Series([], dtype=kinds[kind])
+    return pd.DataFrame(cols)
+
+
+def _evaluate_partition(pdf, plan: Plan, names: dict[str, str | None], meta):
+    """One partition's per-query table (queries whole: the partition holds all their rows)."""
+    import pandas as pd
+
+    if pdf.shape[0] == 0:
+        return meta
+    pdf = pdf.sort_values([names["qid"], FIRST], kind="stable")
+
+    def col(name):
+        return None if names[name] is None else pdf[names[name]].to_numpy()
+
+    out = evaluate_piece(plan, col("qid"), pdf[FIRST].to_numpy(), col("y_true"),
+                         col("y_score"), doc_id=col("doc_id"),
+                         sample_weight=col("sample_weight"), retrieved=col("retrieved"),
+                         locate=_locate)
+    if ERROR in out:  # one row that carries the error to the driver
+        out = {"qid": pdf[names["qid"]].to_numpy()[:1], FIRST: pdf[FIRST].to_numpy()[:1],
+               ERROR: out[ERROR], ERROR_KIND: out[ERROR_KIND]}
+    n_q = out["qid"].shape[0]
+    frame = {"qid": pd.Series(out.pop("qid"), dtype=meta["qid"].dtype)}
+    for name in meta.columns[1:]:
+        kind = meta[name].dtype
+        default = None if kind.kind == "O" else (0 if kind.kind == "i" else np.nan)
+        frame[name] = pd.Series(out.get(name, np.full(n_q, default, dtype=kind)), dtype=kind)
+    return pd.DataFrame(frame)
+
+
+def evaluate(
+    ddf,
+    metrics: Sequence[str | Metric] | str | Metric = ("ndcg@10",),
+    *,
+    qid: str = "qid",
+    y_true: str = "y_true",
+    y_score: str = "y_score",
+    doc_id: str | None = None,
+    sample_weight: str | None = None,
+    retrieved: str | None = None,
+    preset: str | None = None,
+    conventions: Conventions | None = None,
+    tie_bounds: bool = False,
+    npartitions: int | None = None,
+    gain=None,
+    ties: str | None = None,
+    empty: str | None = None,
+    rel_min: float | None = None,
+    ap_denominator: str | None = None,
+    p_divisor: str | None = None,
+    idcg: str | None = None,
+    ideal_order: str | None = None,
+    score_precision: str | None = None,
+    label_precision: str | None = None,
+    weight_precision: str | None = None,
+    default_k: int | None = None,
+    max_label: int | None = None,
+    empty_weighted: bool | None = None,
+    arithmetic: str | None = None,
+) -> EvaluationResult:
+    """Evaluate the rankings in a Dask DataFrame: :func:`skrank.evaluate` where the rows live.
+
+    The rows are shuffled on the query id (``ddf.shuffle(on=qid)``, the engine's own
+    shuffle), so that every query's rows land in one partition; each partition is sorted by
+    query and evaluated by skrank's kernels, and only the per-query values (one row per query)
+    come back. The result is the one :func:`skrank.evaluate` gives on the collected rows
+    (``ddf.compute()``): the same per-query values bit for bit, the queries in the same order
+    (first appearance in the input), the same means (the driver sums the per-query values in
+    that order, as ``evaluate`` does, so the number of partitions cannot change a digit), the
+    same conventions, counts and tie range.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        One row per (query, document), partitioned in any way.
+    metrics : str, Metric or sequence of them, default=("ndcg@10",)
+        As in :func:`skrank.evaluate`.
+    qid, y_true, y_score : str, default="qid", "y_true", "y_score"
+        Names of the columns of query ids, relevance labels and scores.
+    doc_id : str, optional
+        Column of document ids: ``ties="docid"`` needs it, and a document repeated within a
+        query is then refused (without it, duplicate rows cannot be told from documents).
+    sample_weight, retrieved : str, optional
+        Columns of row weights and of the retrieved flags, as in :func:`skrank.evaluate`.
+    preset, conventions, tie_bounds
+        As in :func:`skrank.evaluate`.
+    npartitions : int, optional
+        Partitions after the shuffle; default: as many as ``ddf`` has.
+    gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, ideal_order, \
+score_precision, label_precision, weight_precision, default_k, max_label, \
+empty_weighted, arithmetic
+        Conventions; see :class:`skrank.Conventions`.
+
+    Returns
+    -------
+    EvaluationResult
+        As :func:`skrank.evaluate` returns on the collected rows.
+
+    Raises
+    ------
+    InputError
+        As :func:`skrank.evaluate` raises on the rows (a row named by its partition and its
+        row in the input), and when a query's rows reach two partitions.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import pandas as pd
+    >>> import skrank
+    >>> import skrank.dask
+    >>> df = pd.DataFrame({"qid": [1, 2, 1, 2, 1, 2], "y_true": [2, 0, 1, 1, 0, 0],
+    ...                    "y_score": [0.9, 0.8, 0.5, 0.8, 0.5, 0.3]})
+    >>> ddf = dd.from_pandas(df, npartitions=3)  # each query's rows in three partitions
+    >>> res = skrank.dask.evaluate(ddf, metrics=["ndcg@2", "rr"])
+    >>> print(res["rr"])
+    RR = 0.7500 (ties=pessimistic, empty=exclude, rel_min=1; 2 queries, 1 with ties that change the value)
+    >>> res["rr"].per_query
+    array([1. , 0.5])
+    >>> float(res["ndcg@2"]) == float(skrank.evaluate(df.y_true, df.y_score, df.qid,
+    ...                                               metrics=["ndcg@2"])["ndcg@2"])
+    True
+    """  # noqa: E501
+    dd = _import_dask()
+    if not isinstance(ddf, dd.DataFrame):
+        raise param_error("ddf", "a dask.dataframe.DataFrame", type(ddf).__name__, _CALLER)
+    names = {"qid": qid, "y_true": y_true, "y_score": y_score, "doc_id": doc_id,
+             "sample_weight": sample_weight, "retrieved": retrieved}
+    for param, name in names.items():
+        if name is None and param in ("qid", "y_true", "y_score"):
+            raise param_error(param, "the name of a column of ddf", None, _CALLER)
+        if name is not None and name not in ddf.columns:
+            known = ", ".join(map(repr, ddf.columns))
+            raise param_error(param, f"the name of a column of ddf ({known})", name, _CALLER)
+    if npartitions is not None and (not isinstance(npartitions, int)
+                                    or isinstance(npartitions, bool) or npartitions < 1):
+        raise param_error("npartitions", "a positive int or None", npartitions, _CALLER)
+    weight_dtype = ddf[sample_weight].dtype if sample_weight is not None else None
+    plan = make_plan(
+        metrics, preset, conventions, tie_bounds, sample_weight is not None,
+        weight_dtype is not None and weight_dtype.kind == "f" and weight_dtype.itemsize < 8,
+        _CALLER,
+        dict(gain=gain, ties=ties, empty=empty, rel_min=rel_min,
+             ap_denominator=ap_denominator, p_divisor=p_divisor, idcg=idcg,
+             ideal_order=ideal_order, score_precision=score_precision,
+             label_precision=label_precision, weight_precision=weight_precision,
+             default_k=default_k, max_label=max_label, empty_weighted=empty_weighted,
+             arithmetic=arithmetic),
+    )
+    cols = list(dict.fromkeys(n for n in names.values() if n is not None))
+    rows = ddf[cols]
+    if plan.needs_max_label:
+        plan = plan.with_max_label(_max_label(rows[y_true]))
+    return _run(rows, plan, names, npartitions, shuffle=True)
+
+
+def _max_label(labels) -> float | None:
+    top = labels.max().compute()
+    return None if top is None or top != top else float(top)
+
+
+def _run(rows, plan: Plan, names, npartitions, *, shuffle: bool) -> EvaluationResult:
+    """Shuffle (``shuffle=False``: the tests' way of showing that split queries are refused),
+    evaluate the partitions, gather and assemble."""
+    keyed = rows.map_partitions(_with_position, meta=_with_position(rows._meta))
+    if shuffle:
+        keyed = keyed.shuffle(on=names["qid"], npartitions=npartitions or rows.npartitions)
+    meta = _meta(plan, rows._meta[names["qid"]].dtype)
+    table = keyed.map_partitions(_evaluate_partition, plan, names, meta, meta=meta).compute()
+    errors = table[table[ERROR].notna()]
+    if errors.shape[0]:
+        first = errors.sort_values(FIRST).iloc[0]
+        raise_piece_error(first[ERROR], first[ERROR_KIND])
+    columns = {c: table[c].to_numpy() for c in table.columns if c not in (ERROR, ERROR_KIND)}
+    return assemble(plan, columns)

@@ -1,0 +1,267 @@
+"""``evaluate`` in pieces: whole queries evaluated where the rows live, one result assembled.
+
+The engines (``skrank.dask``, ``skrank.spark``) route every query's rows to one task. Each task
+calls :func:`evaluate_piece` on its rows (sorted by query, then by their position in the input)
+and returns a small per-query table; the driver gathers the tables and :func:`assemble` builds
+the :class:`EvaluationResult` that :func:`evaluate` gives on the collected rows: the same
+per-query values (the same kernels on the same rows of each query, in the same order), the
+queries in the same order (by first appearance in the input), and the means of the same
+sequential sums over the queries in that order (``weighted_mean``), so neither the number of
+tasks nor the order in which they finish changes a bit.
+
+What depends on the whole input is resolved before the pieces run: ERR's scale without
+``max_label`` (the largest label, one reduction on the engine). A query met in two pieces
+(rows routed to two tasks, or a batch boundary that was not carried over) is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import param_error
+from ..conventions import Conventions, resolve_conventions
+from ..exceptions import EmptyQueryError, InputError, SkrankError
+from ._evaluate import (
+    _EMPTY_CODE,
+    _weights,
+    _xgboost_weighted_precision,
+    evaluate,
+)
+from ._groups import Grouping, as_qid_array
+from ._kernels import _arrays as A
+from ._result import EvaluationResult, MetricResult
+from ._spec import Metric
+
+__all__ = ["Plan", "assemble", "evaluate_piece", "make_plan", "piece_columns"]
+
+#: names of the per-query table's fixed columns (the query id column keeps the input's name)
+FIRST, SIZE, WEIGHT, ERROR, ERROR_KIND = "_first", "_size", "_weight", "_error", "_error_kind"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What every piece needs, resolved once on the driver (picklable)."""
+
+    specs: tuple[Metric, ...]
+    conventions: Conventions  # the caller's, shown on the results
+    piece_conventions: Conventions  # the pieces': empty="exclude" (NaN marks empty queries)
+    tie_bounds: bool
+    weighted: bool
+    weight_float32: bool
+    caller: str
+    needs_max_label: bool  # ERR without max_label: the largest label of the whole input
+
+    def with_max_label(self, max_label: float | None) -> Plan:
+        """The plan with ERR's scale fixed to the largest label of the whole input."""
+        if not self.needs_max_label:
+            return self
+        if max_label is None or not np.isfinite(max_label):
+            return self  # no rows or bad labels: the pieces raise the precise error
+        if max_label != np.floor(max_label) or max_label < 0:
+            raise param_error(
+                "max_label", "given for ERR when the largest label is not a non-negative "
+                "integer (each task sees only its queries, not the largest label of all)",
+                None, self.caller)
+        conv = self.piece_conventions.replace(max_label=int(max_label))
+        return Plan(self.specs, self.conventions, conv, self.tie_bounds, self.weighted,
+                    self.weight_float32, self.caller, False)
+
+
+def make_plan(metrics, preset, conventions, tie_bounds: bool, weighted: bool,
+              weight_float32: bool, caller: str, overrides: Mapping[str, Any]) -> Plan:
+    """Resolve and check the conventions and metrics as :func:`evaluate` does."""
+    conv = resolve_conventions(preset, conventions, **overrides)
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
+    if not isinstance(metrics, Sequence) or len(metrics) == 0:
+        raise param_error("metrics", "a non-empty list of metric names such as 'ndcg@10'",
+                          metrics, caller)
+    specs: list[Metric] = []
+    for m in metrics:
+        spec = Metric.parse(m)
+        if spec not in specs:
+            specs.append(spec)
+    if not isinstance(tie_bounds, bool):
+        raise param_error("tie_bounds", "a bool", tie_bounds, caller)
+    needs = conv.max_label is None and any(s.name == "err" for s in specs)
+    return Plan(tuple(specs), conv, conv.replace(empty="exclude"), tie_bounds, weighted,
+                weight_float32 or conv.weight_precision == "float32", caller, needs)
+
+
+def piece_columns(plan: Plan) -> list[tuple[str, str]]:
+    """``(name, kind)`` of the per-query table's columns after the query id: kind is
+    ``"int"``, ``"float"`` or ``"str"``."""
+    cols = [(FIRST, "int"), (SIZE, "int"), (WEIGHT, "float")]
+    for j in range(len(plan.specs)):
+        cols += [(f"_v{j}", "float"), (f"_t{j}", "int")]
+        if plan.tie_bounds:
+            cols += [(f"_lo{j}", "float"), (f"_hi{j}", "float")]
+    return [*cols, (ERROR, "str"), (ERROR_KIND, "str")]
+
+
+_ROW = re.compile(r"at row (\d+)")
+
+
+def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_score, *,
+                   doc_id=None, sample_weight=None, retrieved=None,
+                   locate: Callable[[int], str] | None = None) -> dict[str, Any]:
+    """The per-query table of one piece: rows of whole queries, sorted by query id and then
+    by ``first`` (the rows' positions in the input, increasing).
+
+    A skrank error in the rows is returned as the table's ``_error`` (its class name in
+    ``_error_kind``), with "at row N" rewritten by ``locate`` to say where the row was in the
+    input, rather than raised: the engines pass it to the driver, which raises it.
+    """
+    n = int(qid.shape[0])
+    qid = np.asarray(qid)
+    starts = np.flatnonzero(qid[1:] != qid[:-1]) + 1
+    offsets = np.concatenate(([0], starts, [n])).astype(np.int64)
+    out: dict[str, Any] = {"qid": qid[offsets[:-1]],
+                           FIRST: np.asarray(first, dtype=np.int64)[offsets[:-1]],
+                           SIZE: np.diff(offsets)}
+    kw = dict(metrics=list(plan.specs), doc_id=doc_id, sample_weight=sample_weight,
+              retrieved=retrieved, _caller=plan.caller)
+    try:
+        res = evaluate(y_true, y_score, qid, conventions=plan.piece_conventions, **kw)
+        if res.n_queries != offsets.shape[0] - 1:  # pragma: no cover - sorted input
+            raise InputError(f"The rows given to {plan.caller} were not sorted by query.")
+        bounds = None
+        if plan.tie_bounds:
+            bounds = [evaluate(y_true, y_score, qid,
+                               conventions=plan.piece_conventions.replace(ties=rule), **kw)
+                      for rule in ("pessimistic", "optimistic")]
+        weights = None
+        if plan.weighted:
+            grouping = Grouping(res.qids, offsets, None)
+            weights = _weights(sample_weight, grouping, n, plan.conventions.weight_precision,
+                               plan.caller)
+    except SkrankError as exc:
+        message = str(exc)
+        if locate is not None:
+            message = _ROW.sub(lambda m: "at " + locate(int(m.group(1))), message)
+        return {ERROR: message, ERROR_KIND: type(exc).__name__}
+    out[WEIGHT] = (np.asarray(weights, dtype=np.float64) if weights is not None
+                   else np.zeros(res.n_queries))
+    for j, spec in enumerate(plan.specs):
+        r = res[spec]
+        out[f"_v{j}"] = r.per_query
+        ties = np.zeros(res.n_queries, dtype=np.int64)
+        ties[0] = r.n_tie_affected  # the piece's count, carried by its first query
+        out[f"_t{j}"] = ties
+        if bounds is not None:
+            pess, opt = (b[spec].per_query for b in bounds)
+            out[f"_lo{j}"] = np.fmin(pess, opt)
+            out[f"_hi{j}"] = np.fmax(pess, opt)
+    return out
+
+
+_ERRORS = {c.__name__: c for c in (InputError, EmptyQueryError)}
+
+
+def raise_piece_error(message: str, kind: str) -> None:
+    """Raise the error a piece returned, as the skrank exception it was."""
+    from .. import exceptions
+
+    cls = getattr(exceptions, kind, None)
+    if not (isinstance(cls, type) and issubclass(cls, SkrankError)):
+        cls = InputError
+    raise cls(message)
+
+
+def assemble(plan: Plan, table: Mapping[str, np.ndarray]) -> EvaluationResult:
+    """The :class:`EvaluationResult` of the gathered per-query tables (concatenated, in any
+    order): the queries ordered by first appearance in the input, the means computed as
+    :func:`evaluate` computes them."""
+    caller = plan.caller
+    first = np.asarray(table[FIRST], dtype=np.int64)
+    if first.shape[0] == 0:
+        raise InputError(f"The input of {caller} is empty: y_true and y_score have no rows.")
+    order = np.argsort(first, kind="stable")
+    qids = as_qid_array(np.asarray(table["qid"])[order], first.shape[0], caller)
+    _check_whole(qids, caller)
+    sizes = np.asarray(table[SIZE], dtype=np.int64)[order]
+    offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    grouping = Grouping(qids, offsets, None)
+    weights = None
+    if plan.weighted:
+        dtype = np.float32 if plan.weight_float32 else np.float64
+        weights = np.ascontiguousarray(np.asarray(table[WEIGHT])[order], dtype=dtype)
+    conv = plan.conventions
+    results = {}
+    for j, spec in enumerate(plan.specs):
+        col = np.ascontiguousarray(np.asarray(table[f"_v{j}"], dtype=np.float64)[order])
+        bounds = None
+        if plan.tie_bounds:
+            bounds = tuple(np.ascontiguousarray(np.asarray(table[f"_{s}{j}"],
+                                                           dtype=np.float64)[order])
+                           for s in ("lo", "hi"))
+        n_ties = int(np.asarray(table[f"_t{j}"], dtype=np.int64).sum())
+        results[spec] = _finish(spec, col, bounds, n_ties, grouping, conv.for_metric(spec.name),
+                                weights, caller)
+    return EvaluationResult(plan.specs, qids, conv, results)
+
+
+def _check_whole(qids: np.ndarray, caller: str) -> None:
+    """Refuse a query that came in two pieces: its rows were not routed to one task."""
+    ordered = np.sort(qids, kind="stable")
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if same.shape[0]:
+        raise InputError(
+            f"The rows of query {ordered[same[0]].item()!r} reached {caller} in two pieces, "
+            "so it cannot be evaluated as one query: every query's rows must be routed to "
+            "one task (shuffled on the query id) and arrive there together."
+        )
+
+
+def _finish(spec: Metric, col: np.ndarray, bounds, n_ties: int, grouping: Grouping,
+            conv: Conventions, weights, caller: str) -> MetricResult:
+    """:func:`skrank.metrics._evaluate._finish` on assembled per-query values: ``col`` holds
+    NaN where a query is empty (the pieces ran under ``empty="exclude"``)."""
+    emp = np.isnan(col)
+    n_empty = int(np.count_nonzero(emp))
+    if conv.empty == "error" and n_empty:
+        first = grouping.qids[int(np.flatnonzero(emp)[0])].item()
+        raise EmptyQueryError(
+            f"{n_empty} {'query has' if n_empty == 1 else 'queries have'} no relevant document "
+            f"for {spec.display} (first: query {first!r}) and empty='error'. "
+            "Choose empty='exclude', 'zero' or 'one'."
+        )
+    code = _EMPTY_CODE.get(conv.empty, 0)
+    w = weights if weights is not None else np.zeros(0)
+    value = A.weighted_mean(col, emp, code, w, conv.empty_weighted)
+    if weights is not None and spec.name == "p" and conv.arithmetic == "xgboost":
+        filled = np.where(emp, 0.0, col)
+        xgb_value = _xgboost_weighted_precision(spec, conv, filled, emp, code, w, grouping)
+        value = value if xgb_value is None else xgb_value
+    n_counted = grouping.n_queries - (n_empty if code == 0 else 0)
+    if weights is not None and n_counted and np.isnan(value):
+        raise InputError(
+            f"The 'sample_weight' parameter of {caller} must give the queries that count in "
+            f"the mean of {spec.display} a positive total weight. Got weights that sum to 0 "
+            f"over its {n_counted} {'query' if n_counted == 1 else 'queries'} instead."
+        )
+    per_query = col.copy()
+    if n_empty:
+        per_query[emp] = {0: np.nan, 1: 0.0, 2: 1.0}[code]
+    interval = None
+    if bounds is not None:
+        interval = tuple(float(A.weighted_mean(side, emp, code, w, conv.empty_weighted))
+                         for side in bounds)
+    return MetricResult(
+        metric=spec,
+        value=float(value),
+        per_query=per_query,
+        qids=grouping.qids,
+        conventions=conv,
+        n_queries=grouping.n_queries,
+        n_empty=n_empty,
+        n_tie_affected=n_ties,
+        tie_interval=interval,
+        weighted=weights is not None,
+    )
