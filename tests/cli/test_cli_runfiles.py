@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-import skrank.cli
+import skrank.cli._trec
 
 from .conftest import TREC
 
@@ -32,7 +32,7 @@ def test_batches_give_the_one_pass_output(cli, monkeypatch, options):
     run = "results.trunc" if "-c" in options else "results.test"
     code, whole, err = cli("eval", *MEASURES, *options, TREC / "qrels.test", TREC / run)
     assert code == 0, err
-    monkeypatch.setattr(skrank.cli, "_CHUNK_BYTES", 2000)
+    monkeypatch.setattr(skrank.cli._trec, "_CHUNK_BYTES", 2000)
     code, batched, err = cli("eval", *MEASURES, *options, TREC / "qrels.test", TREC / run)
     assert code == 0, err
     assert batched == whole
@@ -48,7 +48,7 @@ def test_text_output_names_the_batches_and_equals_one_pass(cli, monkeypatch):
     args = ["eval", "--preset", "trec_eval", "-m", "ndcg_cut.10,map", TREC / "qrels.test",
             TREC / "results.test"]
     _, whole, _ = cli(*args)
-    monkeypatch.setattr(skrank.cli, "_CHUNK_BYTES", 4000)
+    monkeypatch.setattr(skrank.cli._trec, "_CHUNK_BYTES", 4000)
     _, batched, _ = cli(*args)
     assert "1,500 results, read in " in batched and " batches of whole topics" in batched
 
@@ -69,7 +69,7 @@ def test_interleaved_topics_are_read_whole_with_a_note(cli, monkeypatch, tmp_pat
     run.write_text("\n".join(dealt) + "\n")
     args = ["eval", *MEASURES, TREC / "qrels.test", run]
     _, expected, _ = cli("eval", *MEASURES, TREC / "qrels.test", TREC / "results.test")
-    monkeypatch.setattr(skrank.cli, "_CHUNK_BYTES", 3000)
+    monkeypatch.setattr(skrank.cli._trec, "_CHUNK_BYTES", 3000)
     code, out, err = cli(*args)
     assert code == 0, err
     assert out == expected
@@ -112,7 +112,7 @@ def test_repeated_document_in_a_batch_names_both_lines(cli, tmp_path, monkeypatc
     lines.insert(800, lines[700])
     run = tmp_path / "dup.run"
     run.write_text("\n".join(lines) + "\n")
-    monkeypatch.setattr(skrank.cli, "_CHUNK_BYTES", 5000)
+    monkeypatch.setattr(skrank.cli._trec, "_CHUNK_BYTES", 5000)
     code, _, err = cli("eval", TREC / "qrels.test", run)
     assert code == 1
     assert "dup.run, line 801: document " in err and "(first on line 701)" in err

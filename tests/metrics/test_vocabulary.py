@@ -37,7 +37,7 @@ def test_trec_eval_names_parse_in_the_python_api(trec, ours):
 
 
 def test_metric_lists_parse_as_on_the_command_line():
-    from skrank.cli import _metric_list
+    from skrank.cli._args import _metric_list
 
     text = "ndcg@10, P.5,10, recip_rank, success"
     assert parse_metric_list(text) == _metric_list(text)

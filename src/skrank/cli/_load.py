@@ -1,0 +1,258 @@
+"""Input loading: the kind of input, tables, LibSVM files and the per-query table."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError, SkrankError
+from ._common import (
+    DataError,
+    _listing,
+    _Loaded,
+    _Plan,
+    _plural,
+    _Progress,
+    _System,
+    _system_files,
+)
+from ._trec import _load_trec
+
+_TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
+
+def _has_table_suffix(path: str) -> bool:
+    """Whether the name ends like a table file (.csv, .tsv, .parquet, ...), compressed or not."""
+    name = path.lower()
+    for comp in _COMPRESSED:
+        if name.endswith(comp):
+            name = name[: -len(comp)]
+    return name.endswith(_TABLE_SUFFIXES)
+
+
+def _guess_kind(paths: Sequence[str]) -> str:
+    if _has_table_suffix(paths[0]):
+        return "table"
+    try:
+        with open(paths[0], "rb") as fh:
+            head = fh.read(1 << 16)
+        if head[:2] == b"\x1f\x8b":
+            with gzip.open(paths[0], "rb") as fh:
+                head = fh.read(1 << 16)
+    except OSError:
+        return "trec"  # the reader reports the missing file
+    for line in head.decode("utf-8", "replace").splitlines():
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if any(":" in f for f in fields[1:3]):
+            return "libsvm"
+        return "trec"
+    return "trec"
+
+
+_TABLE_OPTIONS = {"qid": "--qid", "label": "--label", "scores": "--score",
+                  "doc_id": "--doc-id", "extra": "--segment"}
+
+
+def _segment_columns(args: argparse.Namespace) -> list[str]:
+    return [s.arg for s in args.segment if s.kind in ("frequency", "type")]
+
+
+def _load_table(args: argparse.Namespace, progress: _Progress) -> _Loaded:
+    from ..io import read_table
+
+    if len(args.inputs) != 1:
+        raise DataError(f"a table input is one file; got {len(args.inputs)}: "
+                        f"{_listing(args.inputs)}.")
+    path = args.inputs[0]
+    scores = [c.strip() for s in args.score for c in s.split(",") if c.strip()] or None
+    if scores is not None and args.baseline is not None and args.baseline not in scores:
+        scores.append(args.baseline)
+    extra = [] if args.query_table else _segment_columns(args)
+    progress(f"reading {path}")
+    try:
+        table = read_table(path, qid=args.qid, label=args.label, scores=scores,
+                           doc_id=args.doc_id, extra=sorted(set(extra)) or None,
+                           format=_table_format(path))
+    except InvalidParameterError as exc:
+        raise _column_error(exc, args) from None
+    except SkrankError as exc:
+        raise DataError(str(exc).replace("scores=[...]", "--score")) from None
+    if args.baseline is not None and args.baseline not in table.scores:
+        raise DataError(f"--baseline: {args.baseline!r} is not a score column of {path} "
+                        f"(score columns: {_listing(table.systems, 10)}).")
+    loaded = _Loaded("table", [], args.baseline)
+    n_q = np.unique(table.qid).size
+    loaded.inputs.append(
+        f"table {path}: {_plural(len(table), 'row')}, {_plural(n_q, 'query', 'queries')}; "
+        f"query id {args.qid!r}, label {args.label!r}, systems: {', '.join(table.systems)}"
+    )
+    for name, values in table.scores.items():
+        kwargs = {"y_true": table.y_true, "y_score": values, "qid": table.qid}
+        if table.doc_id is not None:
+            kwargs["doc_id"] = table.doc_id
+        loaded.systems.append(_System(name, kwargs))
+    _table_columns(loaded, table.qid, table.extra)
+    _rows_as_candidates(loaded, table.qid)
+    return loaded
+
+
+def _table_format(path: str) -> str | None:
+    """None when the name tells the format; else parquet by its magic bytes, TSV when the
+    first line has a tab, CSV otherwise."""
+    if _has_table_suffix(path):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return None  # the reader reports the missing file
+    if head[:4] == b"PAR1":
+        return "parquet"
+    return "tsv" if b"\t" in head.split(b"\n", 1)[0] else "csv"
+
+
+def _column_error(exc: InvalidParameterError, args: argparse.Namespace) -> DataError:
+    """Restate read_table's unknown-column error with the command's option name."""
+    text = str(exc)
+    m = re.match(r"The '(\w+)' parameter of read_table must be a column of (.+) "
+                 r"\(available: (.*)\)\. Got '(.*)' instead\.$", text)
+    if not m:
+        return DataError(text)
+    param, source, available, got = m.groups()
+    option = _TABLE_OPTIONS.get(param, param)
+    if param == "scores" and got == args.baseline:
+        option = "--baseline"
+    return DataError(f"{option}: no column {got!r} in {source} (columns: {available}).")
+
+
+def _table_columns(loaded: _Loaded, qid: np.ndarray, extra: dict[str, np.ndarray]) -> None:
+    from ..segments import per_query
+
+    for column, values in extra.items():
+        try:
+            loaded.columns[column] = per_query(qid, values, name=column)
+        except SkrankError as exc:
+            raise DataError(str(exc)) from None
+
+
+def _rows_as_candidates(loaded: _Loaded, qid: np.ndarray) -> None:
+    from ..segments import count_candidates
+
+    loaded.candidates = count_candidates(qid)
+    loaded.candidates_note = "rows of each query"
+
+
+def _load_libsvm(args: argparse.Namespace, progress: _Progress) -> _Loaded:
+    from ..io import read_scored_libsvm
+
+    if len(args.inputs) < 2 and args.baseline is None:
+        raise DataError("LibSVM input needs the data file and at least one score file: "
+                        "LIBSVM SCORES [SCORES ...].")
+    data = args.inputs[0]
+    score_paths, names, base_name = _system_files(args.baseline, list(args.inputs[1:]))
+    progress(f"reading {data}")
+    table = read_scored_libsvm(data, dict(zip(names, score_paths)), group=args.group)
+    loaded = _Loaded("libsvm", [], base_name)
+    loaded.inputs.append(
+        f"libsvm {data}: {_plural(len(table), 'row')}, "
+        f"{_plural(np.unique(table.qid).size, 'query', 'queries')}; scores: "
+        + ", ".join(f"{n} ({p})" if n != p else n for n, p in zip(names, score_paths))
+    )
+    for name, values in table.scores.items():
+        loaded.systems.append(_System(name, {"y_true": table.y_true, "y_score": values,
+                                             "qid": table.qid}))
+    _rows_as_candidates(loaded, table.qid)
+    return loaded
+
+
+def _read_query_table(path: str, qid_column: str, columns: Sequence[str]
+                      ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Columns of a per-query CSV/TSV file (plain csv module; no pandas needed)."""
+    sep = "\t" if path.lower().endswith((".tsv", ".tab")) else ","
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh, delimiter=sep))
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file.") from None
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not UTF-8 text.") from None
+    if not rows:
+        raise DataError(f"{path}: the query table is empty.")
+    header = [h.strip() for h in rows[0]]
+    for col in [qid_column, *columns]:
+        if col not in header:
+            option = "--qid" if col == qid_column else "--segment"
+            raise DataError(f"{option}: no column {col!r} in {path} (columns: "
+                            f"{_listing(header, 20)}).")
+    body = [r for r in rows[1:] if any(c.strip() for c in r)]
+    for i, r in enumerate(rows[1:], start=2):
+        if any(c.strip() for c in r) and len(r) != len(header):
+            raise DataError(f"{path}, line {i}: {len(r)} fields but the header has "
+                            f"{len(header)}.")
+    qi = header.index(qid_column)
+    qids = np.array([r[qi].strip() for r in body], dtype=str)
+    if len(set(qids.tolist())) != qids.size:
+        dup = next(q for q in qids.tolist() if qids.tolist().count(q) > 1)
+        raise DataError(f"{path}: query {dup!r} has two rows; a query table has one row per "
+                        "query.")
+    out = {}
+    for col in columns:
+        ci = header.index(col)
+        out[col] = (qids, np.array([r[ci].strip() for r in body], dtype=object))
+    return out
+
+
+# options that only apply to one kind of input
+_KIND_OPTIONS = {
+    "trec": (("complete", "-c/--complete"), ("qrels_only", "--qrels-only"),
+             ("max_docs", "--max-docs")),
+    "table": (("score", "--score"), ("doc_id", "--doc-id")),
+    "libsvm": (("group", "--group"),),
+}
+
+
+def _input_kind(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
+    kind = args.input if args.input != "auto" else _guess_kind(args.inputs)
+    for other, options in _KIND_OPTIONS.items():
+        for dest, flag in options:
+            if other != kind and getattr(args, dest):
+                guessed = " (guessed; set it with --input)" if args.input == "auto" else ""
+                parser.error(f"{flag} applies to {other} input, but the input is {kind}"
+                             f"{guessed}")
+    if kind != "trec" and args.run_only != "ignore":
+        parser.error(f"--run-only applies to trec input, but the input is {kind}")
+    if args.complete and args.qrels_only not in (None, "include"):
+        parser.error(f"-c/--complete contradicts --qrels-only {args.qrels_only}")
+    return kind
+
+
+def _load(args: argparse.Namespace, kind: str, progress: _Progress, plan: _Plan) -> _Loaded:
+    try:
+        if kind == "trec":
+            loaded = _load_trec(args, progress, plan)
+        else:
+            loaded = {"table": _load_table, "libsvm": _load_libsvm}[kind](args, progress)
+    except SkrankError as exc:
+        # a wrong number of files, or a first line that does not parse, may mean that the
+        # kind of input was guessed wrong
+        text = str(exc)
+        if args.input != "auto" or kind == "table" or not (
+                ", line 1:" in text or text.startswith(("TREC input needs",
+                                                        "LibSVM input needs"))):
+            raise
+        other = "table or libsvm" if kind == "trec" else "table or trec"
+        raise DataError(f"{exc} (read as {kind} input, guessed from the files; use --input "
+                        f"{other} for other formats)") from None
+    if args.query_table:
+        loaded.columns.update(_read_query_table(args.query_table, args.qid,
+                                                sorted(set(_segment_columns(args)))))
+        loaded.inputs.append(f"query table {args.query_table}")
+    return loaded
+

@@ -1,0 +1,333 @@
+"""TREC runs: read in batches of whole topics when they can be, joined with the qrels and
+evaluated while reading."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import SkrankError
+from ._common import (
+    DataError,
+    _listing,
+    _Loaded,
+    _Plan,
+    _plural,
+    _Progress,
+    _System,
+    _system_files,
+)
+
+
+class _Interleaved(Exception):
+    """A topic of a run comes back after other topics: the file cannot be read in batches."""
+
+    def __init__(self, topic: str, line: int) -> None:
+        super().__init__(topic)
+        self.topic, self.line = topic, line
+
+
+@dataclass
+class _RunState:
+    """Counts over one run file, read whole or in batches."""
+
+    n_rows: int = 0
+    tag: str = ""
+    topics: set = field(default_factory=set)
+    batches: int = 0
+
+
+def _slice_run(rows: Any, start: int, stop: int) -> Any:
+    from ..io._trec import LineMap, RunBlock
+
+    lines = LineMap()
+    lines.extend(rows.lines, start, stop)
+    return RunBlock(rows.qid.slice(start, stop - start), rows.doc.slice(start, stop - start),
+                    rows.score[start:stop], lines, rows.tag)
+
+
+def _topic_batches(path: str, state: _RunState, chunk_bytes: int | None) -> Any:
+    """Batches of whole topics of a run whose topics come in contiguous blocks; raises
+    :class:`_Interleaved` when a topic comes back after another one."""
+    import pyarrow.compute as pc
+
+    from ..io._trec import concat_run_blocks, iter_run_blocks
+
+    kwargs = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
+    pending = None
+
+    def check(batch: Any) -> None:
+        topics = pc.unique(batch.qid).to_pylist()
+        again = state.topics.intersection(topics)
+        if again:
+            topic = min(again)
+            row = int(np.flatnonzero(pc.equal(batch.qid, topic).to_numpy(
+                zero_copy_only=False))[0])
+            raise _Interleaved(topic, batch.lines(row))
+        state.topics.update(topics)
+        state.batches += 1
+
+    blocks = iter_run_blocks(path, **kwargs)
+    block = next(blocks, None)
+    while block is not None:
+        following = next(blocks, None)  # the last block ends the last topic
+        state.n_rows += len(block)
+        state.tag = block.tag
+        rows = block if pending is None else concat_run_blocks([pending, block])
+        block = following
+        if following is None:
+            cut = len(rows)
+        else:
+            other = pc.not_equal(rows.qid, rows.qid[len(rows) - 1]).to_numpy(
+                zero_copy_only=False)
+            starts = np.flatnonzero(other)
+            cut = int(starts[-1]) + 1 if starts.size else 0
+        pending = _slice_run(rows, cut, len(rows))
+        if cut:
+            head = _slice_run(rows, 0, cut)
+            check(head)
+            yield head
+    if pending is not None and len(pending):
+        check(pending)
+        yield pending
+
+
+def _whole_run(path: str, state: _RunState) -> Any:
+    from ..io._trec import concat_run_blocks, iter_run_blocks
+
+    blocks = list(iter_run_blocks(path))
+    run = concat_run_blocks(blocks)
+    del blocks
+    state.n_rows, state.tag, state.batches = len(run), run.tag, 1
+    if len(run):
+        import pyarrow.compute as pc
+
+        state.topics = set(pc.unique(run.qid).to_pylist())
+    yield run
+
+
+@dataclass
+class _RunResult:
+    result: Any
+    state: _RunState
+    run_only: np.ndarray
+    qrels_only: np.ndarray
+    n_negative: int
+    candidates: tuple[np.ndarray, np.ndarray]
+    kwargs: dict[str, Any] | None
+    interleaved: _Interleaved | None = None
+
+
+def _evaluate_run(path: str, index: Any, args: argparse.Namespace, plan: _Plan,
+                  qrels_only: str, progress: _Progress) -> _RunResult:
+    """Read a run (in batches of whole topics when it can), join it with the qrels and
+    evaluate it; per-query results only are kept (and the rows, for figures)."""
+    from ..io._align import join
+    from ..io._trec import LineMap, RunBlock, import_pyarrow
+    from ..metrics._evaluate import evaluate
+
+    pa, _, _ = import_pyarrow("skrank eval")
+    stream = not (plan.keep_rows or plan.tie_bounds) and os.path.isfile(path)
+    interleaved = None
+    while True:
+        state = _RunState()
+        parts: list[tuple[np.ndarray, Any]] = []
+        candidates: list[tuple[np.ndarray, np.ndarray]] = []
+        run_only: list[np.ndarray] = []
+        seen = np.zeros(index.n_topics, dtype=bool)
+        n_negative = 0
+        kwargs = None
+        batches = (_topic_batches(path, state, _CHUNK_BYTES) if stream
+                   else _whole_run(path, state))
+        try:
+            for batch in batches:
+                joined = join(index, batch, run_source=path, run_only=args.run_only,
+                              max_docs=args.max_docs)
+                del batch
+                seen[joined.judged] = True
+                run_only.append(joined.run_only)
+                n_negative += joined.n_negative
+                if len(joined):
+                    if state.batches > 1:
+                        progress(f"evaluating topics of {path} up to line "
+                                 f"{state.n_rows:,} (batch {state.batches})")
+                    res = evaluate(joined.y_true, joined.y_score, joined.code,
+                                   doc_id=joined.tiekey, retrieved=joined.retrieved,
+                                   metrics=plan.metrics, tie_bounds=plan.tie_bounds,
+                                   **plan.conv)
+                    parts.append((joined.topics, res))
+                    candidates.append((joined.topics, joined.candidates))
+                    if plan.keep_rows:
+                        kwargs = {"y_true": joined.y_true, "y_score": joined.y_score,
+                                  "qid": joined.topics[joined.code],
+                                  "doc_id": joined.tiekey, "retrieved": joined.retrieved}
+        except _Interleaved as exc:
+            interleaved, stream = exc, False
+            progress(f"{path}: topic {exc.topic!r} comes back on line {exc.line:,}; reading "
+                     "the file whole")
+            continue
+        break
+    if not state.n_rows:
+        raise DataError(f"{path}: no results (the file is empty or only has comments).")
+    run_only_qids = np.unique(np.concatenate(run_only)) if run_only else np.array([], str)
+    missing = np.flatnonzero(~seen)
+    qrels_only_qids = index.topic_strings(missing)
+    if args.run_only == "error" and run_only_qids.size:
+        raise DataError(
+            f"{path}: {run_only_qids.size} queries of the run have no judgement in "
+            f"{index.source}: {_listing(run_only_qids)} (run_only='error')."
+        )
+    if qrels_only == "error" and qrels_only_qids.size:
+        raise DataError(
+            f"{path}: {qrels_only_qids.size} judged queries of {index.source} have no "
+            f"result in the run: {_listing(qrels_only_qids)} (qrels_only='error')."
+        )
+    if qrels_only == "include" and missing.size:
+        empty = RunBlock(pa.chunked_array([], type=pa.string()),
+                         pa.chunked_array([], type=pa.string()), np.zeros(0), LineMap(), "")
+        joined = join(index, empty, run_source=path, extra_topics=missing)
+        n_negative += joined.n_negative
+        parts.append((joined.topics, evaluate(
+            joined.y_true, joined.y_score, joined.code, doc_id=joined.tiekey,
+            retrieved=joined.retrieved, metrics=plan.metrics, tie_bounds=plan.tie_bounds,
+            **plan.conv)))
+        candidates.append((joined.topics, joined.candidates))
+        if kwargs is not None:  # figures: the rows of both parts
+            kwargs = {"y_true": np.concatenate([kwargs["y_true"], joined.y_true]),
+                      "y_score": np.concatenate([kwargs["y_score"], joined.y_score]),
+                      "qid": np.concatenate([kwargs["qid"], joined.topics[joined.code]]),
+                      "doc_id": np.concatenate([kwargs["doc_id"], joined.tiekey]),
+                      "retrieved": np.concatenate([kwargs["retrieved"], joined.retrieved])}
+    if not parts:
+        raise DataError(f"{path}: no topic of the run is judged in {index.source}.")
+    cand_q = np.concatenate([t for t, _ in candidates])
+    cand_n = np.concatenate([c for _, c in candidates])
+    return _RunResult(_combine(parts), state, run_only_qids, qrels_only_qids, n_negative,
+                      (cand_q, cand_n), kwargs, interleaved)
+
+
+#: bytes of a run read per batch (None: the reader's default)
+_CHUNK_BYTES: int | None = None
+
+
+def _combine(parts: list[tuple[np.ndarray, Any]]) -> Any:
+    """One result from the results of batches of whole topics, queries sorted by id (as
+    strings, trec_eval's order) and named by their ids."""
+    import dataclasses
+
+    from ..metrics._kernels import _arrays
+    from ..metrics._result import EvaluationResult
+
+    first = parts[0][1]
+    qids = np.concatenate([topics[np.asarray(res.qids)] for topics, res in parts])
+    order = np.argsort(qids, kind="stable")
+    qids = qids[order]
+    results = {}
+    for m in first.metrics:
+        pieces = [res[m] for _, res in parts]
+        if len(parts) == 1:
+            results[m] = dataclasses.replace(pieces[0], qids=qids)
+            continue
+        per_query = np.concatenate([p.per_query for p in pieces])[order]
+        exclude = pieces[0].conventions.empty == "exclude"
+        empty = np.isnan(per_query) if exclude else np.zeros(per_query.shape[0], dtype=bool)
+        value = _arrays.weighted_mean(np.nan_to_num(per_query), empty, 0, np.zeros(0), False)
+        results[m] = dataclasses.replace(
+            pieces[0], value=float(value), per_query=per_query, qids=qids,
+            n_queries=sum(p.n_queries for p in pieces), n_empty=sum(p.n_empty for p in pieces),
+            n_tie_affected=sum(p.n_tie_affected for p in pieces), tie_interval=None,
+        )
+    return EvaluationResult(first.metrics, qids, first.conventions, results)
+
+
+def _check_labels(qrels: Any, conv: dict[str, Any], path: str) -> None:
+    """Name the qrels line of a label the gain cannot take (evaluate would name a row)."""
+    from ..conventions import resolve_conventions
+
+    try:
+        gain = resolve_conventions(conv.get("preset"), gain=conv.get("gain")).gain
+    except SkrankError:  # pragma: no cover - the evaluation reports it
+        return
+    rel = qrels.rel
+    if isinstance(gain, tuple):
+        bad = np.flatnonzero(rel >= len(gain))
+        limit = (f"has no gain in the table of {len(gain)} gains (labels 0.."
+                 f"{len(gain) - 1}; --gain)")
+    elif gain == "exp":
+        bad = np.flatnonzero(rel > 1000)
+        limit = ("is above 1000, the largest label gain=exp takes (2**label overflows); "
+                 "choose --gain linear or a gain table")
+    else:
+        return
+    if bad.size:
+        row = int(bad[0])
+        raise DataError(f"{path}, line {qrels.lines(row)}: the relevance label {int(rel[row])} "
+                        f"{limit}.")
+
+
+def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _Loaded:
+    from ..io._align import index_qrels
+    from ..io._trec import read_qrels_columns
+
+    if len(args.inputs) < 2:
+        raise DataError("TREC input needs a qrels file and at least one run: QRELS RUN "
+                        "[RUN ...].")
+    qrels_path = args.inputs[0]
+    run_paths, names, base_name = _system_files(args.baseline, list(args.inputs[1:]))
+    progress(f"reading {qrels_path}")
+    cols = read_qrels_columns(qrels_path)
+    _check_labels(cols, plan.conv, qrels_path)
+    index = index_qrels(cols.qid, cols.doc, cols.rel, qrels_path, cols.lines)
+    qrels_only = args.qrels_only or ("include" if args.complete else "ignore")
+    loaded = _Loaded("trec", [], base_name)
+    loaded.inputs.append(f"qrels {qrels_path}: {_plural(index.n_topics, 'topic')}, "
+                         f"{_plural(len(cols), 'judgement')}")
+    del cols
+    candidates = {}
+    for name, path in zip(names, run_paths):
+        progress(f"reading {path}")
+        ev = _evaluate_run(path, index, args, plan, qrels_only, progress)
+        read = ""
+        if ev.state.batches > 1:
+            read = f", read in {ev.state.batches:,} batches of whole topics"
+        loaded.inputs.append(f"run {name}: {path} (tag {ev.state.tag}), "
+                             f"{_plural(len(ev.state.topics), 'topic')}, "
+                             f"{_plural(ev.state.n_rows, 'result')}{read}")
+        if ev.interleaved is not None:
+            loaded.notes.append(
+                f"{name}: read whole, not in batches: its topics are not in contiguous "
+                f"blocks (topic {ev.interleaved.topic!r} comes back on line "
+                f"{ev.interleaved.line:,}); sort the run by topic to bound the memory."
+            )
+        if ev.run_only.size:
+            n = ev.run_only.size
+            how = {"ignore": "ignored, as trec_eval does",
+                   "include": "included with every label 0 (--run-only include)"}[args.run_only]
+            loaded.notes.append(
+                f"{name}: {_plural(n, 'topic')} of the run {'has' if n == 1 else 'have'} no "
+                f"judgement ({_listing(ev.run_only)}): {how}."
+            )
+        if ev.qrels_only.size:
+            n = ev.qrels_only.size
+            how = {"ignore": "ignored (trec_eval's default; -c counts them as 0)",
+                   "include": "counted with value 0 (-c)"}[qrels_only]
+            loaded.notes.append(
+                f"{name}: {_plural(n, 'judged topic')} {'has' if n == 1 else 'have'} no "
+                f"result in the run ({_listing(ev.qrels_only)}): {how}."
+            )
+        if ev.n_negative:
+            loaded.notes.append(
+                f"{name}: {_plural(ev.n_negative, 'judgement')} with a negative "
+                "label read as 0 (as trec_eval does)."
+            )
+        loaded.systems.append(_System(name, ev.kwargs or {}, ev.state.tag, result=ev.result))
+        candidates[name] = ev.candidates
+    ref = base_name or names[0]
+    loaded.candidates = candidates[ref]
+    loaded.candidates_note = f"documents retrieved by {ref}"
+    return loaded
+
