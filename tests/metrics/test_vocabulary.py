@@ -36,6 +36,15 @@ def test_trec_eval_names_parse_in_the_python_api(trec, ours):
     assert skrank.make_ranking_scorer(trec).metric == Metric.parse(ours)
 
 
+@pytest.mark.parametrize("trec", ["ndcg_cut_10", "P_5", "recall_100", "map_cut_10",
+                                  "success_5", "map", "recip_rank", "ndcg"])
+def test_trec_eval_names_print_as_they_parse(trec):
+    # the printed name (reports) and the parsed one (the parser, skrank eval) share a table
+    from skrank.reports import trec_name
+
+    assert trec_name(Metric.parse(trec)) == trec
+
+
 def test_metric_lists_parse_as_on_the_command_line():
     from skrank.cli._args import _metric_list
 

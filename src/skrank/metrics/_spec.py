@@ -65,6 +65,9 @@ SUCCESS_CUTOFFS = (1, 5, 10)
 _TREC_FAMILIES = {"ndcg_cut": "ndcg", "P": "p", "recall": "r", "map_cut": "ap",
                   "success": "hit"}
 _TREC_PLAIN = {"map": "ap", "recip_rank": "rr", "ndcg": "ndcg"}
+# the same tables read the other way, for printing: skrank's name -> trec_eval's
+_TREC_FAMILY_OF = {name: family for family, name in _TREC_FAMILIES.items()}
+_TREC_PLAIN_OF = {name: plain for plain, name in _TREC_PLAIN.items()}
 _TREC_RE = re.compile(r"(ndcg_cut|P|recall|map_cut|success)(?:[._]([0-9]+))?")
 _TREC_ONE_RE = re.compile(r"\s*(ndcg_cut|P|p|recall|map_cut|success)[._]([0-9]+)\s*")
 

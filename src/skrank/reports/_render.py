@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..exceptions import InvalidParameterError
-from ..metrics._spec import Metric
+from ..metrics._spec import _TREC_FAMILY_OF, _TREC_PLAIN_OF, Metric
 from ..segments import _fmt_ci, _fmt_num, _fmt_p, _text_table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -351,13 +351,11 @@ def trec_name(metric: str | Metric) -> str:
     >>> [trec_name(m) for m in ["ndcg@10", "ap", "ap@100", "p@5", "r@1000", "rr", "hit@1"]]
     ['ndcg_cut_10', 'map', 'map_cut_100', 'P_5', 'recall_1000', 'recip_rank', 'success_1']
     """
-    m = Metric.parse(metric)
-    names = {"ndcg": "ndcg_cut", "ap": "map_cut", "p": "P", "r": "recall", "hit": "success"}
+    m = Metric.parse(metric)  # one table with the parser: metrics._spec's
     if m.k is None:
-        plain = {"ndcg": "ndcg", "ap": "map", "rr": "recip_rank"}
-        return plain.get(m.name, str(m))
-    if m.name in names:
-        return f"{names[m.name]}_{m.k}"
+        return _TREC_PLAIN_OF.get(m.name, str(m))
+    if m.name in _TREC_FAMILY_OF:
+        return f"{_TREC_FAMILY_OF[m.name]}_{m.k}"
     return str(m)
 
 
