@@ -52,6 +52,7 @@ from ._counterfactual import (
     slate_standard_ips,
     snips,
 )
+from ._decision import DIRECTIONS, MARGIN_SCALES, decide
 from ._experiment import analyze_experiment
 from ._interleaving import (
     COMMON_PREFIX_RULES,
@@ -67,6 +68,8 @@ from ._interleaving import (
     team_draft_interleave,
 )
 from ._results import (
+    Decision,
+    DecisionTest,
     ExperimentResult,
     GroupSequentialBounds,
     InterleavingResult,
@@ -84,11 +87,15 @@ __all__ = [
     "CI_METHODS",
     "COMMON_PREFIX_RULES",
     "CTR_DEFINITIONS",
+    "DIRECTIONS",
     "EXHAUSTED_RULES",
     "INTERLEAVING_METHODS",
+    "MARGIN_SCALES",
     "NO_CLICK_RULES",
     "SPENDING_FUNCTIONS",
     "CascadeModel",
+    "Decision",
+    "DecisionTest",
     "ExperimentResult",
     "GroupSequentialBounds",
     "Interleaving",
@@ -104,6 +111,7 @@ __all__ = [
     "balanced_interleave",
     "ctr_at_k",
     "ctr_by_position",
+    "decide",
     "direct_method",
     "doubly_robust",
     "estimate_propensities_shuffle",

@@ -8,7 +8,8 @@ Conventions named here because they change the numbers:
   KDD 2018), as in :func:`ratio_metric`.
 - Every treatment arm is compared with the control arm. The test is Welch's t: unequal
   variances, Welch-Satterthwaite degrees of freedom (computed from the linearised variances for
-  ratio metrics and CUPED, as tea-tasting does); two-sided.
+  ratio metrics and CUPED, as tea-tasting does); two-sided unless ``alternative`` says
+  ``"greater"`` or ``"less"`` (then the interval is one-sided too, unbounded on the other side).
 - The relative effect ``value_arm / value_control - 1`` gets the delta-method interval of
   ``log(value_arm / value_control)``, transformed back (asymmetric, as tea-tasting's).
 - CUPED (Deng, Xu, Kohavi and Walker, WSDM 2013): ``Y - theta (X - mean(X))`` with one
@@ -19,6 +20,12 @@ Conventions named here because they change the numbers:
   counts per arm against the planned split (equal by default), flagged when its p-value is
   below ``srm_alpha`` (0.001 by default, the usual threshold: an SRM is a bug to find, not an
   effect to estimate).
+- Cluster-randomised experiments (``cluster=``: users within teams, cities, sellers): the
+  cluster is the independent observation. Every metric becomes a ratio of cluster sums (a mean
+  over units is ``sum of Y / number of units`` per cluster), with the delta method's variance
+  over clusters, and the sample ratio check counts clusters. The naive unit-level standard
+  error, which treats correlated units as independent, is reported next to it (``naive_se``,
+  and the design effect ``(se / naive_se)**2``) and never used for a test or an interval.
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ import numpy as np
 from scipy import special
 from scipy import stats as sp_stats
 
-from .._validation import param_error
+from .._validation import check_choice, param_error
+from ..stats._checks import ALTERNATIVES
 from ..stats._results import Interval
 from ._results import ExperimentResult, MetricEffect, SampleRatioCheck
 from ._utils import check_confidence_level, input_error
@@ -217,34 +225,77 @@ def _compare(mc: _Moments, mt: _Moments, y: tuple, x: tuple | None) -> dict[str,
 
 
 def _effect(name: str, kind: str, arm: Any, control: Any, n_c: int, n_t: int, parts: dict,
-            level: float, covariate: str | None) -> MetricEffect:
+            level: float, covariate: str | None, alternative: str = "two-sided",
+            cluster: str | None = None, naive_se: float | None = None) -> MetricEffect:
     v_c, v_t = parts["value_control"], parts["value_arm"]
     var_c, var_t = parts["var_control"], parts["var_arm"]
-    q = 0.5 + level / 2
+    two = alternative == "two-sided"
+    q = 0.5 + level / 2 if two else level
     diff = v_t - v_c
     se, df = _welch(var_c, n_c, var_t, n_t)
     if se > 0:
         t = diff / se
-        p = float(2 * sp_stats.t.sf(abs(t), df))
+        if two:
+            p = float(2 * sp_stats.t.sf(abs(t), df))
+        else:
+            p = float(sp_stats.t.sf(t if alternative == "greater" else -t, df))
         half = float(sp_stats.t.ppf(q, df)) * se
     else:
         t = 0.0 if diff == 0 else math.copysign(math.inf, diff)
-        p, half = (1.0 if diff == 0 else 0.0), 0.0
+        if two:
+            p = 1.0 if diff == 0 else 0.0
+        else:
+            p = 0.0 if (diff > 0) == (alternative == "greater") and diff != 0 else 1.0
+        half = 0.0
+    lo, hi = diff - half, diff + half
+    if alternative == "greater":
+        hi = math.inf
+    elif alternative == "less":
+        lo = -math.inf
     rel = v_t / v_c - 1 if v_c != 0 else math.nan
     rel_ci = (math.nan, math.nan)
     if v_c != 0 and v_t / v_c > 0:
         se_log, df_log = _welch(var_c / v_c**2, n_c, var_t / v_t**2, n_t)
         factor = math.exp(float(sp_stats.t.ppf(q, df_log)) * se_log)
         rel_ci = (v_t / v_c / factor - 1, v_t / v_c * factor - 1)
+        if alternative == "greater":
+            rel_ci = (rel_ci[0], math.inf)
+        elif alternative == "less":
+            rel_ci = (-math.inf, rel_ci[1])
     return MetricEffect(
         metric=name, kind=kind, arm=arm, control=control, value_control=float(v_c),
         value_arm=float(v_t), difference=float(diff),
-        ci=Interval(float(diff - half), float(diff + half), level, "t"),
+        ci=Interval(float(lo), float(hi), level, "t"),
         relative_difference=float(rel),
         relative_ci=Interval(float(rel_ci[0]), float(rel_ci[1]), level, "delta"),
         se=float(se), statistic=float(t), df=float(df), p_value=p, confidence_level=level,
         n_control=n_c, n_arm=n_t, covariate=covariate, theta=parts["theta"],
+        alternative=alternative, cluster=cluster, naive_se=naive_se,
     )
+
+
+def _cluster_table(frame: Any, cluster: str, codes: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cluster of each unit (codes), arm code of each cluster, units per cluster.
+
+    Raises when a cluster spans several arms (then the units, not the clusters, were
+    randomised, and ``cluster=`` is the wrong analysis).
+    """
+    if not isinstance(cluster, str) or cluster not in frame.columns:
+        raise param_error("cluster", "None or the name of a column of data (columns: "
+                          f"{list(frame.columns)})", cluster, _CALLER)
+    _, g = np.unique(frame[cluster].to_numpy(), return_inverse=True)
+    g = g.ravel()
+    n_g = int(g.max()) + 1
+    arm_of = np.empty(n_g, dtype=codes.dtype)
+    arm_of[g] = codes
+    bad = arm_of[g] != codes
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise input_error("cluster", "clusters each wholly in one arm (the cluster is the "
+                          "randomisation unit)", f"row {i} in another arm than the rest of "
+                          f"its cluster {frame[cluster].to_numpy()[i]!r}", _CALLER)
+    return g, arm_of, np.bincount(g, minlength=n_g).astype(np.float64)
 
 
 def analyze_experiment(
@@ -257,6 +308,8 @@ def analyze_experiment(
     covariates: Mapping[str, Any] | None = None,
     confidence_level: float = 0.95,
     srm_alpha: float = 0.001,
+    alternative: str = "two-sided",
+    cluster: str | None = None,
 ) -> ExperimentResult:
     """Effects of every metric of an A/B test, after a sample ratio mismatch check.
 
@@ -291,6 +344,15 @@ def analyze_experiment(
         Level of the intervals.
     srm_alpha : float, default=0.001
         The sample ratio check flags a mismatch when its p-value is below this.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        The alternative hypothesis of every test: ``"greater"`` is arm > control (p-value and
+        interval one-sided, the interval ``[low, inf)``). Non-inferiority tests with margins
+        are :func:`decide`'s.
+    cluster : str or None, default=None
+        Column of the cluster (team, city, seller) when clusters, not units, were
+        randomised: the variance is then computed over cluster totals (delta method, ratio
+        of sums), the sample ratio check counts clusters, and each effect reports the naive
+        unit-level standard error beside the right one (``naive_se``), never using it.
 
     Returns
     -------
@@ -329,6 +391,7 @@ def analyze_experiment(
     ok = isinstance(srm_alpha, numbers.Real) and not isinstance(srm_alpha, bool)
     if not (ok and 0 < srm_alpha < 1):
         raise param_error("srm_alpha", "a real number in (0, 1)", srm_alpha, _CALLER)
+    alternative = check_choice("alternative", alternative, ALTERNATIVES, _CALLER)
     specs = _metric_specs(metrics)
     cov_specs = _covariate_specs(covariates, list(specs))
 
@@ -336,15 +399,22 @@ def analyze_experiment(
     if len(arm_values) == 0:
         raise input_error("data", "at least one row", "0 rows", _CALLER)
     arms_arr, codes, counts = np.unique(arm_values, return_inverse=True, return_counts=True)
+    codes = codes.ravel()
     arms = [a.item() if isinstance(a, np.generic) else a for a in arms_arr]
     if control not in arms:
         raise param_error("control", f"one of the arms {arms!r}", control, _CALLER)
     if len(arms) < 2:
         raise input_error("arm", "at least 2 distinct arms", f"only {arms!r}", _CALLER)
     c = arms.index(control)
+    unit_counts = counts
+    groups = None
+    if cluster is not None:
+        groups, codes, sizes = _cluster_table(frame, cluster, codes)
+        counts = np.bincount(codes, minlength=len(arms))
+    what = "units" if cluster is None else "clusters"
     small = [a for a, n in zip(arms, counts) if n < 2]
     if small:
-        raise input_error("data", "at least 2 units in every arm", f"fewer in arms {small!r}",
+        raise input_error("data", f"at least 2 {what} in every arm", f"fewer in arms {small!r}",
                           _CALLER)
     srm = sample_ratio_check(counts, _planned(planned_split, arms), arms, float(srm_alpha))
 
@@ -355,38 +425,70 @@ def analyze_experiment(
             cache[name] = _column(frame, name, role)
         return cache[name]
 
-    order = np.argsort(codes, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(counts)])
+    def analyse(col: Any, codes: np.ndarray, counts: np.ndarray, by_cluster: bool
+                ) -> list[tuple[str, str, str | None, list[_Moments], tuple, tuple | None]]:
+        """Per metric: (name, kind, covariate name, moments per arm, y, x)."""
+        order = np.argsort(codes, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(counts)])
+        out = []
+        for name, (num, den) in specs.items():
+            cols = [col(num, "metrics")]
+            if den is not None or by_cluster:
+                cols.append(col(den, "metrics") if den is not None else sizes)
+            y = (0, 1 if len(cols) == 2 else None)
+            x = None
+            cspec = cov_specs.get(name)
+            if cspec is not None:
+                k = len(cols)
+                cols.append(col(cspec[0], "covariates"))
+                if cspec[1] is not None or by_cluster:
+                    cols.append(col(cspec[1], "covariates") if cspec[1] is not None else sizes)
+                x = (k, k + 1 if len(cols) == k + 2 else None)
+            mat = np.column_stack(cols)[order]
+            moments = [_Moments.of(mat[bounds[i]:bounds[i + 1]]) for i in range(len(arms))]
+            for role, idx, label in (("metrics", None if den is None else y[1], den),
+                                     ("covariates", None if x is None or cspec[1] is None
+                                      else x[1], None if cspec is None else cspec[1])):
+                for a, m in zip(arms, moments):
+                    if idx is not None and m.mean[idx] <= 0:
+                        raise input_error(role, f"denominator {label!r} of positive sum in "
+                                          "every arm", f"{float(m.mean[idx] * m.n)!r} in arm "
+                                          f"{a!r}", _CALLER)
+            out.append((name, "mean" if den is None else "ratio",
+                        None if cspec is None else _spec_name(cspec), moments, y, x))
+        return out
+
+    naive: dict[tuple[str, Any], float] = {}
+    if groups is not None:
+        unit_codes = np.unique(arm_values, return_inverse=True)[1].ravel()
+        for name, _, _, moments, y, x in analyse(col, unit_codes, unit_counts, False):
+            for i, a in enumerate(arms):
+                if i != c:
+                    parts = _compare(moments[c], moments[i], y, x)
+                    naive[name, a] = _welch(parts["var_control"], moments[c].n,
+                                            parts["var_arm"], moments[i].n)[0]
+        totals: dict[str, np.ndarray] = {}
+
+        def cluster_col(name: str, role: str) -> np.ndarray:
+            if name not in totals:
+                totals[name] = np.bincount(groups, weights=col(name, role),
+                                           minlength=sizes.size)
+            return totals[name]
+
+        per_metric = analyse(cluster_col, codes, counts, True)
+    else:
+        per_metric = analyse(col, codes, counts, False)
     effects = []
-    for name, (num, den) in specs.items():
-        cols = [col(num, "metrics")] + ([col(den, "metrics")] if den is not None else [])
-        y = (0, 1 if den is not None else None)
-        x = None
-        cspec = cov_specs.get(name)
-        if cspec is not None:
-            k = len(cols)
-            cols.append(col(cspec[0], "covariates"))
-            if cspec[1] is not None:
-                cols.append(col(cspec[1], "covariates"))
-            x = (k, k + 1 if cspec[1] is not None else None)
-        mat = np.column_stack(cols)[order]
-        moments = [_Moments.of(mat[bounds[i]:bounds[i + 1]]) for i in range(len(arms))]
-        for role, idx, label in (("metrics", y[1], den),
-                                 ("covariates", None if x is None else x[1],
-                                  None if cspec is None else cspec[1])):
-            for a, m in zip(arms, moments):
-                if idx is not None and m.mean[idx] <= 0:
-                    raise input_error(role, f"denominator {label!r} of positive sum in every "
-                                      "arm", f"{float(m.mean[idx] * m.n)!r} in arm {a!r}",
-                                      _CALLER)
-        kind = "mean" if den is None else "ratio"
+    for name, kind, cov_name, moments, y, x in per_metric:
         for i, a in enumerate(arms):
             if i == c:
                 continue
             parts = _compare(moments[c], moments[i], y, x)
             effects.append(_effect(name, kind, a, control, int(counts[c]), int(counts[i]),
-                                   parts, level, None if cspec is None else _spec_name(cspec)))
+                                   parts, level, cov_name, alternative, cluster,
+                                   naive.get((name, a))))
     return ExperimentResult(
         srm=srm, effects=tuple(effects), control=control, arms=tuple(arms),
-        n_units=int(counts.sum()), confidence_level=level,
+        n_units=int(unit_counts.sum()), confidence_level=level, alternative=alternative,
+        cluster=cluster, n_clusters=None if groups is None else int(counts.sum()),
     )

@@ -15,6 +15,8 @@ import numpy as np
 from ..stats._results import Interval, _py
 
 __all__ = [
+    "Decision",
+    "DecisionTest",
     "ExperimentResult",
     "GroupSequentialBounds",
     "InterleavingResult",
@@ -366,6 +368,15 @@ class MetricEffect(_ToDict):
         CUPED covariate, or None without variance reduction.
     theta : float or None
         CUPED coefficient, pooled over the two arms (None without a covariate).
+    alternative : str
+        ``"two-sided"``, ``"greater"`` (arm > control) or ``"less"``: of ``p_value`` and of
+        the intervals (one-sided ones are unbounded on one side).
+    cluster : str or None
+        The cluster column when clusters were randomised (``n_control`` and ``n_arm`` then
+        count clusters, and ``se`` is computed over cluster totals); None otherwise.
+    naive_se : float or None
+        With clusters, the unit-level standard error that ignores them (shown for
+        comparison, never used); None otherwise.
     """
 
     metric: str
@@ -387,10 +398,26 @@ class MetricEffect(_ToDict):
     n_arm: int
     covariate: str | None
     theta: float | None
+    alternative: str = "two-sided"
+    cluster: str | None = None
+    naive_se: float | None = None
+
+    @property
+    def design_effect(self) -> float | None:
+        """``(se / naive_se)**2``: how much the clusters inflate the variance (None without)."""
+        if self.naive_se is None or self.naive_se == 0:
+            return None
+        return (self.se / self.naive_se) ** 2
 
     def __str__(self) -> str:
         cuped = "" if self.covariate is None else (
             f"; CUPED on {self.covariate}, theta={_fmt(self.theta)}")
+        if self.alternative != "two-sided":
+            cuped += f"; {self.alternative}"
+        if self.naive_se is not None:
+            cuped += (f"; se {_fmt(self.se)} over {self.n_control + self.n_arm:,} clusters "
+                      f"(naive unit-level se {_fmt(self.naive_se)} understates it, design "
+                      f"effect {_fmt(self.design_effect, 3)}: not used)")
         return (
             f"{self.metric} ({self.kind}), {self.arm!s} vs {self.control!s}: "
             f"{_fmt(self.value_control)} -> {_fmt(self.value_arm)}, difference "
@@ -421,6 +448,12 @@ class ExperimentResult:
         Rows of the table.
     confidence_level : float
         Level of the intervals.
+    alternative : str
+        Alternative hypothesis of the tests (``"two-sided"``, ``"greater"``, ``"less"``).
+    cluster : str or None
+        Cluster column of a cluster-randomised experiment, or None.
+    n_clusters : int or None
+        Clusters, when ``cluster`` is set.
     """
 
     srm: SampleRatioCheck
@@ -429,13 +462,18 @@ class ExperimentResult:
     arms: tuple
     n_units: int
     confidence_level: float
+    alternative: str = "two-sided"
+    cluster: str | None = None
+    n_clusters: int | None = None
 
     @property
     def conventions(self) -> dict[str, Any]:
         """The choices that produced the numbers, by name."""
+        unit = "units" if self.cluster is None else f"clusters of {self.cluster}"
         return {
-            "test": "Welch t, two-sided",
-            "ratio_variance": "delta method over units",
+            "test": f"Welch t, {self.alternative}",
+            "variance_unit": unit,
+            "ratio_variance": f"delta method over {unit}",
             "relative_ci": "delta method on log(arm / control)",
             "cuped_theta": "pooled over the two arms compared",
             "srm_test": "Pearson chi-square against the planned split",
@@ -461,16 +499,22 @@ class ExperimentResult:
         return {
             "srm": self.srm.to_dict(), "effects": [e.to_dict() for e in self.effects],
             "control": _py(self.control), "arms": _py(self.arms), "n_units": self.n_units,
-            "confidence_level": self.confidence_level, "conventions": self.conventions,
+            "confidence_level": self.confidence_level, "alternative": self.alternative,
+            "cluster": self.cluster, "n_clusters": self.n_clusters,
+            "conventions": self.conventions,
         }
 
     def __str__(self) -> str:
         conv = self.conventions
+        clusters = ("" if self.n_clusters is None else
+                    f" ({self.n_clusters:,} clusters of {self.cluster})")
+        ratio = ("ratio metrics" if self.cluster is None else
+                 "means and ratio metrics as ratios of cluster sums,")
         head = (
-            f"ExperimentResult: {self.n_units:,} units in {len(self.arms)} arms, control "
-            f"{self.control!s} ({conv['test']}; {self.confidence_level:.0%} CI; ratio metrics "
-            f"by the {conv['ratio_variance']}; relative CI by the {conv['relative_ci']}; "
-            f"CUPED theta {conv['cuped_theta']})"
+            f"ExperimentResult: {self.n_units:,} units{clusters} in {len(self.arms)} arms, "
+            f"control {self.control!s} ({conv['test']}; {self.confidence_level:.0%} CI; "
+            f"{ratio} by the {conv['ratio_variance']}; relative CI by the "
+            f"{conv['relative_ci']}; CUPED theta {conv['cuped_theta']})"
         )
         lines = [str(self.srm), head] if self.srm.mismatch else [head, "  " + str(self.srm)]
         lines += ["  " + str(e) for e in self.effects]
@@ -519,3 +563,139 @@ class GroupSequentialBounds(_ToDict):
             rows.append(f"  look {k + 1:>2}: t={t:.3f}  |z| >= {b:.4f}  (p < {_fmt_p(p)}; "
                         f"alpha spent {a:.4g})")
         return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class DecisionTest(_ToDict):
+    """One test behind a :class:`Decision`: a primary superiority or a guardrail
+    non-inferiority test of one treatment arm.
+
+    Attributes
+    ----------
+    metric, arm : str, scalar
+        The metric and the treatment arm.
+    role : str
+        ``"primary"`` or ``"guardrail"``.
+    direction : str
+        The metric's good direction, ``"increase"`` or ``"decrease"``.
+    margin : float
+        The margin in the metric's units (0 for the primary metric).
+    difference : float
+        ``value_arm - value_control``.
+    statistic : float
+        ``(difference + margin) / se`` (increase) or ``(difference - margin) / se``.
+    p_value, p_adjusted : float
+        One-sided p-value of the claim (better than control; not worse by the margin), raw
+        and corrected over the family of tests.
+    passed : bool
+        ``p_adjusted <= alpha``: the claim holds.
+    harm : bool
+        ``p_harm <= alpha``: worse than control (primary) or worse by more than the margin
+        (guardrail), uncorrected.
+    p_harm : float
+        One-sided p-value of harm.
+    """
+
+    metric: str
+    arm: Any
+    role: str
+    direction: str
+    margin: float
+    difference: float
+    statistic: float
+    p_value: float
+    p_adjusted: float
+    passed: bool
+    harm: bool
+    p_harm: float
+
+    def describe(self, margin: float, relative: bool, correction: str) -> str:
+        """One phrase: what the test shows, with its p-values (``margin`` as given)."""
+        within = f"{margin * 100:.4g}%" if relative else f"{margin:.4g}"
+        ps = f"p = {_fmt_p(self.p_value)}, {correction} {_fmt_p(self.p_adjusted)}"
+        if self.role == "primary":
+            if self.passed:
+                return f"{self.metric} better ({ps})"
+            if self.harm:
+                return f"{self.metric} worse (p = {_fmt_p(self.p_harm)})"
+            return f"{self.metric} not shown better ({ps})"
+        if self.harm:
+            return (f"{self.metric} worse than the margin {within} "
+                    f"(p = {_fmt_p(self.p_harm)})")
+        if self.passed:
+            return f"{self.metric} non-inferior within {within} ({ps})"
+        return f"{self.metric} not shown non-inferior within {within} ({ps})"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The decision of an A/B test, from :func:`decide`.
+
+    Attributes
+    ----------
+    decision : str
+        ``"ship"``, ``"do not ship"`` or ``"inconclusive"``.
+    arm : scalar or None
+        The arm to ship (the one with the largest primary effect among those that may ship).
+    arms : dict
+        ``{arm: (decision, reasons)}`` for each treatment arm.
+    tests : tuple of DecisionTest
+        Every test, with raw and corrected p-values.
+    primary : str
+        The primary metric.
+    guardrails : tuple of str
+        The guardrail metrics.
+    margin_scale : str
+        ``"relative"`` or ``"absolute"``.
+    alpha : float
+        One-sided level of each test after the correction.
+    correction : str
+        ``"holm"``, ``"bh"``, ``"bonferroni"`` or ``"none"``.
+    srm_mismatch : bool
+        Whether the sample ratio check failed (then nothing ships).
+    """
+
+    decision: str
+    arm: Any
+    arms: dict
+    tests: tuple[DecisionTest, ...]
+    primary: str
+    guardrails: tuple[str, ...]
+    margin_scale: str
+    alpha: float
+    correction: str
+    srm_mismatch: bool
+
+    rules = (
+        "a sample ratio mismatch makes every arm inconclusive",
+        "harm (primary significantly worse, or a guardrail significantly worse than its "
+        "margin; one-sided, uncorrected) makes an arm do not ship",
+        "the primary significantly better and every guardrail non-inferior, after the "
+        "correction, make an arm ship",
+        "anything else is inconclusive",
+        "overall: the arm that may ship with the largest primary effect; do not ship when "
+        "every arm is harmful; else inconclusive",
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python values."""
+        return {
+            "decision": self.decision, "arm": _py(self.arm),
+            "arms": {str(a): {"decision": d, "reasons": list(r)}
+                     for a, (d, r) in self.arms.items()},
+            "tests": [t.to_dict() for t in self.tests], "primary": self.primary,
+            "guardrails": list(self.guardrails), "margin_scale": self.margin_scale,
+            "alpha": self.alpha, "correction": self.correction,
+            "srm_mismatch": self.srm_mismatch, "rules": list(self.rules),
+        }
+
+    def __str__(self) -> str:
+        what = f"ship {self.arm!s}" if self.decision == "ship" else self.decision
+        guards = ", ".join(self.guardrails) if self.guardrails else "none"
+        lines = [f"Decision: {what}",
+                 f"  primary {self.primary}; guardrails {guards} ({self.margin_scale} margins); "
+                 f"one-sided alpha={self.alpha:g}, {self.correction}"]
+        for a, (d, reasons) in self.arms.items():
+            lines.append(f"  {a!s}: {d}")
+            lines += [f"    {r}" for r in reasons]
+        return "\n".join(lines)
