@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_real, param_error
+from .._validation import check_real, param_error, relabel
 from ..conventions import Conventions, resolve_conventions
 from ..exceptions import InputError
 from ..metrics._evaluate import evaluate
@@ -172,16 +172,16 @@ class MetricSet:
         """
         y = np.asarray(y_true)
         self.check_labels(y, where)
-        res = evaluate(
-            y,
-            y_pred,
-            qid,
-            group=sizes,
-            metrics=self.metrics,
-            sample_weight=sample_weight,
-            conventions=self.conventions if conventions is None else conventions,
-            _caller=self.caller,
-        )
+        with relabel(self.caller):
+            res = evaluate(
+                y,
+                y_pred,
+                qid,
+                group=sizes,
+                metrics=self.metrics,
+                sample_weight=sample_weight,
+                conventions=self.conventions if conventions is None else conventions,
+            )
         return [float(res[m].value) for m in self.metrics]
 
 

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
-import numbers
 import os
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .._validation import param_error
+from .._validation import (
+    Described,
+    InstanceOf,
+    Interval,
+    param_error,
+    public_name,
+    relabel,
+    validate_params,
+)
 from ..conventions import Conventions, resolve_conventions
 from ..exceptions import EmptyQueryError, InputError, InvalidParameterError
 from ._groups import (
@@ -170,6 +178,29 @@ def _check_unique_in_queries(code: np.ndarray, ids: np.ndarray, grouping: Groupi
         )
 
 
+def _takes_old_caller(func):
+    """Accept the ``_caller=`` keyword of old internal callers as :func:`relabel`.
+
+    Transitional: ``reports/_plots.py`` passes it still; the public signature has no
+    ``_caller`` (``inspect.signature`` follows ``__wrapped__``).
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, _caller: str | None = None, **kwargs: Any) -> Any:
+        if _caller is None:
+            return func(*args, **kwargs)
+        with relabel(_caller):
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+@_takes_old_caller
+@validate_params({
+    "tie_bounds": InstanceOf(bool, "a bool"),
+    "n_jobs": Described("None, a positive int or -1", None, Interval(int, 1),
+                        Interval(int, -1, -1)),
+})
 def evaluate(
     y_true,
     y_score,
@@ -199,7 +230,6 @@ def evaluate(
     empty_weighted: bool | None = None,
     arithmetic: str | None = None,
     n_jobs: int | None = None,
-    _caller: str = "evaluate",
 ) -> EvaluationResult:
     """Compute several ranking metrics in one pass over flat arrays.
 
@@ -267,7 +297,7 @@ max_label, empty_weighted, arithmetic
     >>> res["rr"].per_query
     array([1. , 0.5])
     """
-    caller = _caller
+    caller = public_name("evaluate")
     overrides = dict(
         gain=gain, ties=ties, empty=empty, rel_min=rel_min, ap_denominator=ap_denominator,
         p_divisor=p_divisor, idcg=idcg, ideal_order=ideal_order,
@@ -290,9 +320,7 @@ max_label, empty_weighted, arithmetic
         spec = Metric.parse(m)
         if spec not in specs:
             specs.append(spec)
-    if not isinstance(tie_bounds, bool):
-        raise param_error("tie_bounds", "a bool", tie_bounds, caller)
-    n_threads = _threads(n_jobs, caller)
+    n_threads = _threads(n_jobs)
 
     # labels keep an integer dtype (int64) or become float64, scores float64 (or float32 when
     # ranked in float32): few compiled kernels, whatever dtypes the caller has
@@ -654,16 +682,11 @@ def _chunk_bounds(offsets: np.ndarray, n_threads: int) -> list[int]:
     return sorted({0, *cuts, n_q})
 
 
-def _threads(n_jobs, caller: str) -> int:
-    """Resolve ``n_jobs`` (scikit-learn's convention: None is 1, -1 is every core)."""
+def _threads(n_jobs: int | None) -> int:
+    """Resolve a checked ``n_jobs`` (scikit-learn's convention: None is 1, -1 is every core)."""
     if n_jobs is None:
         return 1
-    if isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool):
-        if n_jobs >= 1:
-            return int(n_jobs)
-        if n_jobs == -1:
-            return os.cpu_count() or 1
-    raise param_error("n_jobs", "None, a positive int or -1", n_jobs, caller)
+    return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
 
 
 _EMPTY_CODE = {"exclude": 0, "zero": 1, "one": 2}

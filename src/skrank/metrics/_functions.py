@@ -6,7 +6,7 @@ import difflib
 import inspect
 from typing import Any
 
-from .._validation import param_error
+from .._validation import Interval, param_error, public_name, validate_params
 from ._evaluate import evaluate
 from ._result import MetricResult
 from ._spec import Metric
@@ -45,18 +45,17 @@ _SHARED = """
 """
 
 
-# what a metric function passes on to evaluate (not the metric list, not the private caller)
+# what a metric function passes on to evaluate (not the metric list)
 _PASSED_ON = tuple(
     p for p in inspect.signature(evaluate).parameters
-    if p not in ("y_true", "y_score", "qid", "metrics") and not p.startswith("_")
+    if p not in ("y_true", "y_score", "qid", "metrics")
 )
-# the public function of each metric, for messages
-_FUNCTION = {"ndcg": "ndcg", "dcg": "dcg", "p": "precision", "r": "recall", "hit": "hit_rate",
-             "ap": "average_precision", "rr": "reciprocal_rank", "err": "err"}
+# what each metric function declares; the conventions are checked by Conventions
+_PARAMS = {"k": [Interval(int, 1), None]}
 
 
 def _one(name: str, k: int | None, y_true, y_score, qid, kwargs: dict[str, Any]) -> MetricResult:
-    caller = _FUNCTION[name]
+    caller = public_name()
     for key in kwargs:
         if key not in _PASSED_ON:
             close = difflib.get_close_matches(key, _PASSED_ON, n=1)
@@ -69,9 +68,10 @@ def _one(name: str, k: int | None, y_true, y_score, qid, kwargs: dict[str, Any])
                 caller,
             )
     metric = Metric(name, k)
-    return evaluate(y_true, y_score, qid, metrics=[metric], _caller=name, **kwargs)[metric]
+    return evaluate(y_true, y_score, qid, metrics=[metric], **kwargs)[metric]
 
 
+@validate_params(_PARAMS)
 def ndcg(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any) -> MetricResult:
     """Normalised DCG at k: DCG@k divided by the DCG@k of the ideal ordering.
     {shared}
@@ -87,6 +87,7 @@ def ndcg(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any) -> M
     return _one("ndcg", k, y_true, y_score, qid, kwargs)
 
 
+@validate_params(_PARAMS)
 def dcg(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any) -> MetricResult:
     """Discounted cumulative gain at k: sum of gain(label) / log2(rank + 1) over the top k.
     {shared}
@@ -99,6 +100,7 @@ def dcg(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any) -> Me
     return _one("dcg", k, y_true, y_score, qid, kwargs)
 
 
+@validate_params(_PARAMS)
 def precision(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any) -> MetricResult:
     """Precision at k: relevant documents (label >= rel_min) in the top k, divided by k.
     {shared}
@@ -111,6 +113,7 @@ def precision(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any)
     return _one("p", k, y_true, y_score, qid, kwargs)
 
 
+@validate_params(_PARAMS)
 def recall(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any) -> MetricResult:
     """Recall at k: relevant documents in the top k over all relevant documents.
     {shared}
@@ -123,6 +126,7 @@ def recall(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any) ->
     return _one("r", k, y_true, y_score, qid, kwargs)
 
 
+@validate_params(_PARAMS)
 def hit_rate(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any) -> MetricResult:
     """Hit rate (success) at k: 1 when at least one relevant document is in the top k.
     {shared}
@@ -135,6 +139,7 @@ def hit_rate(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any) 
     return _one("hit", k, y_true, y_score, qid, kwargs)
 
 
+@validate_params(_PARAMS)
 def average_precision(
     y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any
 ) -> MetricResult:
@@ -156,6 +161,7 @@ def average_precision(
     return _one("ap", k, y_true, y_score, qid, kwargs)
 
 
+@validate_params(_PARAMS)
 def reciprocal_rank(
     y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any
 ) -> MetricResult:
@@ -171,6 +177,7 @@ def reciprocal_rank(
     return _one("rr", k, y_true, y_score, qid, kwargs)
 
 
+@validate_params(_PARAMS)
 def err(y_true, y_score, qid=None, *, k: int | None = None, **kwargs: Any) -> MetricResult:
     """Expected reciprocal rank at k (Chapelle et al., 2009).
 

@@ -9,7 +9,7 @@ from typing import Any, overload
 import numpy as np
 
 from .._routing import UNCHANGED, require_routing, set_requests
-from .._validation import param_error
+from .._validation import param_error, relabel
 from ..conventions import CONVENTION_NAMES, TIE_RULES, Conventions, resolve_conventions
 from ..exceptions import InputError, InvalidParameterError, SkrankWarning
 from ..metrics._evaluate import evaluate
@@ -185,15 +185,15 @@ class _QueryScorer:
                 f" X has {n} rows but the predictions have shape {y_pred.shape}."
             )
         _warn_if_cut(estimator, X, rows_qid, where)
-        return evaluate(
-            y,
-            y_pred,
-            rows_qid,
-            metrics=list(self._metrics),
-            conventions=self.conventions,
-            sample_weight=sample_weight,
-            _caller=where,
-        )
+        with relabel(where):
+            return evaluate(
+                y,
+                y_pred,
+                rows_qid,
+                metrics=list(self._metrics),
+                conventions=self.conventions,
+                sample_weight=sample_weight,
+            )
 
     def _find_qid(self, X: Any, n: int, qid: Any, groups: Any, where: str) -> np.ndarray:
         if qid is not None:
