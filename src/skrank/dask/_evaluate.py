@@ -17,7 +17,7 @@ from ..metrics._pieces import (
     evaluate_piece,
     make_plan,
     piece_columns,
-    raise_piece_error,
+    piece_error,
 )
 from ..metrics._result import EvaluationResult
 from ..metrics._spec import Metric
@@ -229,6 +229,6 @@ def _run(rows, plan: Plan, names, npartitions, *, shuffle: bool) -> EvaluationRe
     errors = table[table[ERROR].notna()]
     if errors.shape[0]:
         first = errors.sort_values(FIRST).iloc[0]
-        raise_piece_error(first[ERROR], first[ERROR_KIND])
+        raise piece_error(first[ERROR], first[ERROR_KIND])
     columns = {c: table[c].to_numpy() for c in table.columns if c not in (ERROR, ERROR_KIND)}
     return assemble(plan, columns)

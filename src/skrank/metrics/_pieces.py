@@ -37,7 +37,7 @@ from ._kernels import _arrays as A
 from ._result import EvaluationResult, MetricResult
 from ._spec import Metric
 
-__all__ = ["Plan", "assemble", "evaluate_piece", "make_plan", "piece_columns"]
+__all__ = ["Plan", "assemble", "evaluate_piece", "make_plan", "piece_columns", "piece_error"]
 
 #: names of the per-query table's fixed columns (the query id column keeps the input's name)
 FIRST, SIZE, WEIGHT, ERROR, ERROR_KIND = "_first", "_size", "_weight", "_error", "_error_kind"
@@ -160,17 +160,14 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
     return out
 
 
-_ERRORS = {c.__name__: c for c in (InputError, EmptyQueryError)}
-
-
-def raise_piece_error(message: str, kind: str) -> None:
-    """Raise the error a piece returned, as the skrank exception it was."""
+def piece_error(message: str, kind: str) -> SkrankError:
+    """The error a piece returned, as the skrank exception it was (to raise)."""
     from .. import exceptions
 
     cls = getattr(exceptions, kind, None)
     if not (isinstance(cls, type) and issubclass(cls, SkrankError)):
         cls = InputError
-    raise cls(message)
+    return cls(message)
 
 
 def assemble(plan: Plan, table: Mapping[str, np.ndarray]) -> EvaluationResult:

@@ -1,0 +1,299 @@
+"""``skrank.spark.evaluate``: repartition on the query id, sort, evaluate Arrow batches with
+the last query carried over, assemble on the driver."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._validation import param_error
+from ..conventions import Conventions
+from ..metrics._pieces import (
+    ERROR,
+    ERROR_KIND,
+    FIRST,
+    Plan,
+    assemble,
+    evaluate_piece,
+    make_plan,
+    piece_columns,
+    piece_error,
+)
+from ..metrics._result import EvaluationResult
+from ..metrics._spec import Metric
+
+__all__ = ["evaluate"]
+
+_CALLER = "skrank.spark.evaluate"
+# monotonically_increasing_id(): the partition id in the upper 31 bits, the row in the lower 33
+_ROW_BITS = 33
+# the columns the tasks receive, under names that cannot clash with the caller's
+_COLS = {"qid": "_q", "y_true": "_y", "y_score": "_s", "doc_id": "_d",
+         "sample_weight": "_w", "retrieved": "_r"}
+# rows gathered from Arrow batches before evaluating their complete queries
+_CHUNK_ROWS = 200_000
+
+
+def _import_spark():
+    try:
+        import pyarrow  # noqa: F401
+        import pyspark.sql.functions as F
+        from pyspark.sql import DataFrame
+    except ImportError as exc:  # pragma: no cover - exercised without pyspark
+        raise ImportError(
+            "skrank.spark needs pyspark, pandas and pyarrow: pip install 'skrank[spark]'"
+        ) from exc
+    return DataFrame, F
+
+
+def _locate(key: int) -> str:
+    return f"row {key & ((1 << _ROW_BITS) - 1)} of input partition {key >> _ROW_BITS}"
+
+
+def _out_schema(plan: Plan, qid_type):
+    from pyspark.sql import types as T
+
+    kinds = {"int": T.LongType(), "float": T.DoubleType(), "str": T.StringType()}
+    fields = [T.StructField("qid", qid_type)]
+    fields += [T.StructField(name, kinds[kind]) for name, kind in piece_columns(plan)]
+    return T.StructType(fields)
+
+
+def _arrow_types(plan: Plan):
+    import pyarrow as pa
+
+    kinds = {"int": pa.int64(), "float": pa.float64(), "str": pa.string()}
+    return [(name, kinds[kind]) for name, kind in piece_columns(plan)]
+
+
+class _Pieces:
+    """The task's function for ``mapInArrow``: gathers the Arrow batches of one partition
+    (sorted by query, then by input position), evaluates the complete queries and carries the
+    last query, which may go on in the next batch, over to the next round.
+
+    ``carry=False`` evaluates every batch alone (only to show in the tests that a query split
+    by a batch boundary is refused)."""
+
+    def __init__(self, plan: Plan, names: dict[str, str | None], carry: bool = True,
+                 chunk_rows: int = _CHUNK_ROWS):
+        self.plan, self.names, self.carry, self.chunk_rows = plan, names, carry, chunk_rows
+
+    def __call__(self, batches):
+        import pyarrow as pa
+
+        pending: list = []
+        rows = 0
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            pending.append(batch)
+            rows += batch.num_rows
+            if self.carry and rows < self.chunk_rows:
+                continue
+            table = pa.Table.from_batches(pending).combine_chunks()
+            qid = table.column(_COLS["qid"]).to_numpy()
+            cut = qid.shape[0]
+            if self.carry:  # the last query may go on in the next batch
+                other = np.flatnonzero(qid != qid[-1])
+                cut = int(other[-1]) + 1 if other.shape[0] else 0
+            if cut:
+                yield self._evaluate(table.slice(0, cut))
+            pending = [table.slice(cut).to_batches()[0]] if cut < table.num_rows else []
+            rows = table.num_rows - cut
+        if pending:
+            yield self._evaluate(pa.Table.from_batches(pending).combine_chunks())
+
+    def _evaluate(self, table):
+        import pyarrow as pa
+
+        def col(param):
+            if self.names[param] is None:
+                return None
+            return table.column(_COLS[param]).to_numpy()
+
+        first = table.column(FIRST).to_numpy()
+        out = evaluate_piece(self.plan, col("qid"), first, col("y_true"), col("y_score"),
+                             doc_id=col("doc_id"), sample_weight=col("sample_weight"),
+                             retrieved=col("retrieved"), locate=_locate)
+        qid_type = table.schema.field(_COLS["qid"]).type
+        if ERROR in out:  # one row that carries the error to the driver
+            out = {"qid": col("qid")[:1], FIRST: first[:1],
+                   ERROR: [out[ERROR]], ERROR_KIND: [out[ERROR_KIND]]}
+        n_q = len(out["qid"])
+        arrays = [pa.array(out["qid"], type=qid_type)]
+        names = ["qid"]
+        for name, kind in _arrow_types(self.plan):
+            value = out.get(name)
+            arrays.append(pa.nulls(n_q, type=kind) if value is None
+                          else pa.array(value, type=kind))
+            names.append(name)
+        return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def evaluate(
+    sdf,
+    metrics: Sequence[str | Metric] | str | Metric = ("ndcg@10",),
+    *,
+    qid: str = "qid",
+    y_true: str = "y_true",
+    y_score: str = "y_score",
+    doc_id: str | None = None,
+    sample_weight: str | None = None,
+    retrieved: str | None = None,
+    preset: str | None = None,
+    conventions: Conventions | None = None,
+    tie_bounds: bool = False,
+    num_partitions: int | None = None,
+    gain=None,
+    ties: str | None = None,
+    empty: str | None = None,
+    rel_min: float | None = None,
+    ap_denominator: str | None = None,
+    p_divisor: str | None = None,
+    idcg: str | None = None,
+    ideal_order: str | None = None,
+    score_precision: str | None = None,
+    label_precision: str | None = None,
+    weight_precision: str | None = None,
+    default_k: int | None = None,
+    max_label: int | None = None,
+    empty_weighted: bool | None = None,
+    arithmetic: str | None = None,
+) -> EvaluationResult:
+    """Evaluate the rankings in a Spark DataFrame: :func:`skrank.evaluate` where the rows live.
+
+    The rows are repartitioned on the query id (``repartition(qid)``, Spark's own shuffle)
+    and sorted within each partition by query and input position; each task reads its
+    partition as Arrow batches (``mapInArrow``), evaluates the queries that are complete with
+    skrank's kernels and carries the last query of a batch, which may go on in the next one,
+    over to the next batch. Only the per-query values (one row per query) come back to the
+    driver, which builds the result that :func:`skrank.evaluate` gives on the collected rows
+    (``sdf.toPandas()``): the same per-query values bit for bit, the queries in the same order
+    (first appearance in the input), the same means, conventions, counts and tie range.
+
+    Parameters
+    ----------
+    sdf : pyspark.sql.DataFrame
+        One row per (query, document), partitioned in any way.
+    metrics : str, Metric or sequence of them, default=("ndcg@10",)
+        As in :func:`skrank.evaluate`.
+    qid, y_true, y_score : str, default="qid", "y_true", "y_score"
+        Names of the columns of query ids, relevance labels and scores.
+    doc_id : str, optional
+        Column of document ids: ``ties="docid"`` needs it, and a document repeated within a
+        query is then refused.
+    sample_weight, retrieved : str, optional
+        Columns of row weights and of the retrieved flags, as in :func:`skrank.evaluate`.
+    preset, conventions, tie_bounds
+        As in :func:`skrank.evaluate`.
+    num_partitions : int, optional
+        Partitions of the shuffle; default: ``spark.sql.shuffle.partitions``.
+    gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, ideal_order, \
+score_precision, label_precision, weight_precision, default_k, max_label, \
+empty_weighted, arithmetic
+        Conventions; see :class:`skrank.Conventions`.
+
+    Returns
+    -------
+    EvaluationResult
+        As :func:`skrank.evaluate` returns on the collected rows.
+
+    Raises
+    ------
+    InputError
+        As :func:`skrank.evaluate` raises on the rows (a row named by its input partition and
+        its row there), and when a query's rows reach the tasks in two pieces. Errors in the
+        data travel back as data, so the driver raises skrank's one-line error rather than a
+        Java stack trace, and Spark does not retry a task for them.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import skrank.spark
+    >>> spark = SparkSession.builder.master("local[2]").getOrCreate()  # doctest: +SKIP
+    >>> sdf = spark.createDataFrame(  # doctest: +SKIP
+    ...     [(1, 2, 0.9), (2, 0, 0.8), (1, 1, 0.5), (2, 1, 0.8), (1, 0, 0.5), (2, 0, 0.3)],
+    ...     "qid long, y_true long, y_score double")
+    >>> print(skrank.spark.evaluate(sdf, metrics=["rr"]))  # doctest: +SKIP
+    RR = 0.7500 (ties=pessimistic, empty=exclude, rel_min=1; 2 queries, 1 with ties that change the value)
+    """  # noqa: E501
+    DataFrame, F = _import_spark()
+    if not isinstance(sdf, DataFrame):
+        raise param_error("sdf", "a pyspark.sql.DataFrame", type(sdf).__name__, _CALLER)
+    names = {"qid": qid, "y_true": y_true, "y_score": y_score, "doc_id": doc_id,
+             "sample_weight": sample_weight, "retrieved": retrieved}
+    for param, name in names.items():
+        if name is None and param in ("qid", "y_true", "y_score"):
+            raise param_error(param, "the name of a column of sdf", None, _CALLER)
+        if name is not None and name not in sdf.columns:
+            known = ", ".join(map(repr, sdf.columns))
+            raise param_error(param, f"the name of a column of sdf ({known})", name, _CALLER)
+    if num_partitions is not None and (not isinstance(num_partitions, int)
+                                       or isinstance(num_partitions, bool)
+                                       or num_partitions < 1):
+        raise param_error("num_partitions", "a positive int or None", num_partitions,
+                          _CALLER)
+    weight_type = (sdf.schema[sample_weight].dataType.typeName()
+                   if sample_weight is not None else None)
+    plan = make_plan(
+        metrics, preset, conventions, tie_bounds, sample_weight is not None,
+        weight_type in ("float", "half"), _CALLER,
+        dict(gain=gain, ties=ties, empty=empty, rel_min=rel_min,
+             ap_denominator=ap_denominator, p_divisor=p_divisor, idcg=idcg,
+             ideal_order=ideal_order, score_precision=score_precision,
+             label_precision=label_precision, weight_precision=weight_precision,
+             default_k=default_k, max_label=max_label, empty_weighted=empty_weighted,
+             arithmetic=arithmetic),
+    )
+    if plan.needs_max_label:
+        top = sdf.agg(F.max(F.col(y_true))).first()[0]
+        plan = plan.with_max_label(None if top is None else float(top))
+    rows = sdf.select(*(F.col(n).alias(_COLS[p]) for p, n in names.items() if n is not None),
+                      F.monotonically_increasing_id().alias(FIRST))
+    return _run(rows, plan, names, num_partitions)
+
+
+def _run(rows, plan: Plan, names, num_partitions, *, carry: bool = True,
+         chunk_rows: int = _CHUNK_ROWS) -> EvaluationResult:
+    """Repartition, sort, evaluate the batches, gather and assemble (``carry=False``: the
+    tests' way of showing that a query split by a batch boundary is refused)."""
+    parts = (rows.repartition(num_partitions, _COLS["qid"]) if num_partitions
+             else rows.repartition(_COLS["qid"]))
+    ordered = parts.sortWithinPartitions(_COLS["qid"], FIRST)
+    schema = _out_schema(plan, rows.schema[_COLS["qid"]].dataType)
+    per_query = ordered.mapInArrow(_Pieces(plan, names, carry, chunk_rows), schema)
+    try:
+        table = per_query.toArrow() if hasattr(per_query, "toArrow") else None
+        columns = ({c: table.column(c).to_numpy() for c in table.column_names}
+                   if table is not None else
+                   {c: s.to_numpy() for c, s in per_query.toPandas().items()})
+    except Exception as exc:
+        _unwrap(exc)
+        raise
+    errors = np.flatnonzero(columns[ERROR] != None)  # noqa: E711 (object array)
+    if errors.shape[0]:
+        first = errors[np.argmin(columns[FIRST][errors])]
+        raise piece_error(columns[ERROR][first], columns[ERROR_KIND][first])
+    return assemble(plan, {c: v for c, v in columns.items() if c not in (ERROR, ERROR_KIND)})
+
+
+_LAST_PYTHON_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)): (.*)$", re.MULTILINE)
+
+
+def _unwrap(exc: BaseException) -> None:
+    """Raise a Python exception of a Spark task as one line rather than Spark's stack trace
+    (a skrank error as itself); return when ``exc`` is no such exception."""
+    if type(exc).__name__ != "PythonException":
+        return
+    found = _LAST_PYTHON_ERROR.findall(str(exc))
+    if not found:
+        return
+    kind, message = found[-1]
+    if kind.rsplit(".", 1)[-1] in ("InputError", "EmptyQueryError", "InvalidParameterError"):
+        raise piece_error(message, kind.rsplit(".", 1)[-1]) from None
+    raise RuntimeError(
+        f"A Spark task of {_CALLER} failed with {kind}: {message} (is skrank, with its "
+        "'spark' extra, installed where the executors run?)"
+    ) from None
