@@ -1,0 +1,77 @@
+"""Checks of the arrays given to the exposure measures, in skrank's one error format, and the
+encoding of query, sample and document ids as integer codes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InputError
+
+
+def input_error(name: str, allowed: str, got: str, caller: str) -> InputError:
+    """``The 'name' parameter of caller must be ALLOWED. Got GOT instead.`` as an InputError."""
+    return InputError(f"The {name!r} parameter of {caller} must be {allowed}. Got {got} instead.")
+
+
+def vector(name: str, value: Any, caller: str, *, n: int | None = None, of: str = "",
+           numeric: bool = False) -> np.ndarray:
+    """``value`` as a 1-D array (of ``n`` rows, one per row of ``of``, when given)."""
+    arr = np.asarray(value)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise input_error(name, "a 1-D array", f"an array of shape {arr.shape}", caller)
+    if n is not None and arr.shape[0] != n:
+        raise input_error(name, f"an array with one value per row of {of} ({n:,} rows)",
+                          f"{arr.shape[0]:,} values", caller)
+    if numeric:
+        if arr.dtype.kind not in "biuf":
+            raise input_error(name, "numeric", f"an array of dtype {arr.dtype}", caller)
+        if arr.dtype.kind == "f":
+            bad = ~np.isfinite(arr)
+            if bad.any():
+                raise input_error(name, "finite", f"{int(bad.sum()):,} NaN or infinite values "
+                                  f"(the first at row {int(np.flatnonzero(bad)[0])})", caller)
+    elif arr.dtype.kind == "f" and np.isnan(arr).any():
+        first = int(np.flatnonzero(np.isnan(arr))[0])
+        raise input_error(name, "ids without NaN", f"NaN at row {first}", caller)
+    return arr
+
+
+def codes(*arrays: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Integer codes of the values of several arrays in one shared, sorted id space."""
+    sizes = [a.shape[0] for a in arrays]
+    try:
+        labels, inverse = np.unique(np.concatenate(arrays), return_inverse=True)
+    except TypeError as exc:  # object arrays mixing ids that do not compare
+        raise InputError(f"Ids must be of one comparable type (all str or all int): {exc}") \
+            from None
+    inverse = inverse.ravel().astype(np.int64)
+    parts = np.split(inverse, np.cumsum(sizes)[:-1])
+    return labels, parts
+
+
+def first_duplicate(keys: np.ndarray) -> int:
+    """Row of the first key that repeats an earlier one, or -1."""
+    order = np.argsort(keys, kind="stable")
+    dup = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    return -1 if dup.shape[0] == 0 else int(order[dup[0] + 1])
+
+
+def segment_starts(sorted_codes: np.ndarray) -> np.ndarray:
+    """Index of the first row of each run of equal values in a sorted array."""
+    if sorted_codes.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+
+
+def position_in_segment(sorted_codes: np.ndarray) -> np.ndarray:
+    """0-based index of each row within its run of equal values (a sorted array)."""
+    n = sorted_codes.shape[0]
+    starts = segment_starts(sorted_codes)
+    first = np.zeros(n, dtype=np.int64)
+    first[starts] = starts
+    np.maximum.accumulate(first, out=first)
+    return np.arange(n, dtype=np.int64) - first
