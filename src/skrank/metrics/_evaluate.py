@@ -29,6 +29,7 @@ from ._groups import (
     group_rows,
     next_run_start,
     run_starts,
+    unmasked,
 )
 from ._kernels import _arrays as A
 from ._kernels import ranking as K
@@ -44,7 +45,7 @@ _AP_DEN = K.AP_DENOMINATORS
 
 
 def _as_1d(name: str, value: Any, caller: str) -> np.ndarray:
-    arr = np.asarray(value)
+    arr = np.asarray(unmasked(name, value, caller))
     if arr.ndim != 1:
         raise InputError(
             f"The {name!r} parameter of {caller} must be a 1-D array (one value per row). "

@@ -12,7 +12,7 @@ from ..exceptions import InputError
 from ._kernels._arrays import group_by_table as _group_by_table
 from ._kernels._arrays import next_run_start, run_starts
 
-__all__ = ["Grouping", "as_qid_array", "group_rows", "next_run_start", "run_starts"]
+__all__ = ["Grouping", "as_qid_array", "group_rows", "next_run_start", "run_starts", "unmasked"]
 
 
 @dataclass(frozen=True)
@@ -83,9 +83,32 @@ def _id_kinds(arr: np.ndarray) -> set[str]:
             type(v).__name__ for v in arr[:]}
 
 
+def unmasked(name: str, value, caller: str | None):
+    """``value`` itself, or the data of a ``numpy.ma`` masked array that masks nothing.
+
+    A masked array with masked entries is refused with the standard error naming ``name``:
+    ``np.asarray`` (and scikit-learn's ``check_array``) would take the values under the mask
+    as if they were data, and dropping those rows silently would change every query they
+    belong to.
+    """
+    if not isinstance(value, np.ma.MaskedArray):
+        return value
+    mask = np.ma.getmaskarray(value).ravel()
+    if mask.any():
+        rows = np.flatnonzero(mask)
+        raise InputError(
+            f"The {name!r} parameter{' of ' + caller if caller else ''} must not have masked "
+            "entries: skrank takes every row, and would otherwise read the values under the "
+            f"mask. Got {rows.shape[0]} masked {'entry' if rows.shape[0] == 1 else 'entries'} "
+            f"(first at row {int(rows[0])}) instead. Drop those rows from every input, or "
+            "fill them (.filled(value))."
+        )
+    return np.ma.getdata(value)
+
+
 def as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
     """``qid`` as a 1-D array of ``n`` integer or string ids, or the standard error."""
-    arr = np.asarray(qid)
+    arr = np.asarray(unmasked("qid", qid, caller))
     if arr.ndim != 1:
         raise InputError(
             f"The 'qid' parameter{' of ' + caller if caller else ''} must be 1-D with one "
@@ -148,7 +171,7 @@ def group_rows(
             caller,
         )
     if group is not None:
-        sizes = np.asarray(group)
+        sizes = np.asarray(unmasked("group", group, caller))
         if sizes.ndim != 1 or sizes.dtype.kind not in "iu" or (sizes.size and sizes.min() <= 0):
             raise param_error("group", "a 1-D array of positive int query sizes", group, caller)
         if int(sizes.sum()) != n:
