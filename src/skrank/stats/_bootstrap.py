@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int, renamed_parameters
+from .._validation import SEED, Options, public_name, renamed_parameters, validate_params
 from ..exceptions import InputError
-from ._checks import LazyModule, as_vector, check_open_unit, check_seed, resolve_seed
+from ._checks import OPEN_UNIT, POSITIVE_INT, LazyModule, as_vector, resolve_seed
 from ._results import Interval
 
 __all__ = ["bootstrap_ci"]
@@ -78,6 +78,12 @@ def bca_interval(d: np.ndarray, boot: np.ndarray, confidence: float) -> tuple[fl
 
 
 @renamed_parameters(seed="rng", confidence="confidence_level")
+@validate_params({
+    "method": Options(("bca", "percentile")),
+    "n_resamples": POSITIVE_INT,
+    "confidence_level": OPEN_UNIT,
+    "rng": SEED,
+})
 def bootstrap_ci(
     values: Any,
     *,
@@ -125,11 +131,8 @@ def bootstrap_ci(
     ('bca', True)
     """
     seed, confidence = rng, confidence_level  # the names used below
-    caller = "bootstrap_ci"
-    method = check_choice("method", method, ("bca", "percentile"), caller)
-    n_resamples = check_int("n_resamples", n_resamples, min_value=1, caller=caller)
-    confidence = check_open_unit("confidence_level", confidence, caller)
-    check_seed(seed, caller)
+    caller = public_name()
+    n_resamples, confidence = int(n_resamples), float(confidence)
     d = as_vector(values, "values", caller)
     if np.isnan(d).any():
         n_nan = int(np.isnan(d).sum())

@@ -3,44 +3,25 @@
 from __future__ import annotations
 
 import importlib
-import numbers
 from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, param_error
+from .._validation import Interval, Options, check_choice
 from ..exceptions import InputError
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
+# the constraints the statistics functions declare (skrank._validation.validate_params)
+ALTERNATIVE = Options(ALTERNATIVES)
+OPEN_UNIT = Interval(float, 0, 1, closed="neither", text="a float in the open interval (0, 1)")
+NONNEG_REAL = Interval(float, 0, text="a finite real number >= 0")
+POSITIVE_INT = Interval(int, 1)
+NONNEG_INT = Interval(int, 0)
+
 
 def check_alternative(value: Any, caller: str) -> str:
     return check_choice("alternative", value, ALTERNATIVES, caller)
-
-
-def check_open_unit(name: str, value: Any, caller: str) -> float:
-    """A real number strictly between 0 and 1 (confidence, alpha, power)."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if ok and 0.0 < float(value) < 1.0:
-        return float(value)
-    raise param_error(name, "a float in the open interval (0, 1)", value, caller)
-
-
-def check_nonneg_real(name: str, value: Any, caller: str) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if ok and float(value) >= 0.0 and np.isfinite(float(value)):
-        return float(value)
-    raise param_error(name, "a finite real number >= 0", value, caller)
-
-
-def check_seed(value: Any, caller: str, name: str = "rng"
-               ) -> np.random.SeedSequence | np.random.Generator | int:
-    """Accept None, a non-negative int or a numpy Generator (the ``rng`` parameter)."""
-    if value is None or isinstance(value, np.random.Generator):
-        return value
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0:
-        return int(value)
-    raise param_error(name, "None, an int >= 0 or a numpy.random.Generator", value, caller)
 
 
 def resolve_seed(seed: Any) -> tuple[int | None, np.random.SeedSequence]:

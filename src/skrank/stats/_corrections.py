@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, param_error
+from .._validation import Options, param_error, public_name, validate_params
 from ..exceptions import InputError
-from ._checks import check_open_unit
+from ._checks import OPEN_UNIT
 from ._results import ComparisonRow, ComparisonTable, MultipleComparisons, PairedComparison
 
 __all__ = ["comparison_table", "multiple_comparisons"]
@@ -52,6 +52,7 @@ def adjust(p: np.ndarray, method: str) -> np.ndarray:
     return p.copy()
 
 
+@validate_params({"method": Options(CORRECTIONS), "alpha": OPEN_UNIT})
 def multiple_comparisons(
     pvalues: Any,
     method: str = "holm",
@@ -89,9 +90,8 @@ def multiple_comparisons(
     >>> res.reject.tolist()
     [True, False, False, True]
     """
-    caller = "multiple_comparisons"
-    method = check_choice("method", method, CORRECTIONS, caller)
-    alpha = check_open_unit("alpha", alpha, caller)
+    caller = public_name()
+    alpha = float(alpha)
     names: tuple[str, ...] | None = None
     if isinstance(pvalues, Mapping):
         names = tuple(str(k) for k in pvalues.keys())
@@ -114,6 +114,7 @@ def multiple_comparisons(
     return MultipleComparisons(names, p.copy(), adjusted, adjusted <= alpha, method, alpha)
 
 
+@validate_params({"correction": Options(CORRECTIONS), "test": Options(TESTS), "alpha": OPEN_UNIT})
 def comparison_table(
     comparisons: Mapping[str, PairedComparison],
     *,
@@ -150,10 +151,8 @@ def comparison_table(
     --------
     compare_many : Compute the comparisons and the table in one call.
     """
-    caller = "comparison_table"
-    correction = check_choice("correction", correction, CORRECTIONS, caller)
-    test = check_choice("test", test, TESTS, caller)
-    alpha = check_open_unit("alpha", alpha, caller)
+    caller = public_name()
+    alpha = float(alpha)
     if not isinstance(comparisons, Mapping):
         raise param_error("comparisons", "a mapping of names to PairedComparison",
                           type(comparisons).__name__, caller)

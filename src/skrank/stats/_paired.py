@@ -8,17 +8,26 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int, param_error, renamed_parameters
+from .._validation import (
+    SEED,
+    InstanceOf,
+    Options,
+    param_error,
+    public_name,
+    renamed_parameters,
+    validate_params,
+)
 from ..exceptions import InputError
 from ..metrics._result import MetricResult
 from ._bootstrap import bca_interval, bootstrap_means, percentile_interval
 from ._checks import (
+    ALTERNATIVE,
+    NONNEG_INT,
+    NONNEG_REAL,
+    OPEN_UNIT,
+    POSITIVE_INT,
     LazyModule,
     as_vector,
-    check_alternative,
-    check_nonneg_real,
-    check_open_unit,
-    check_seed,
     preview,
     resolve_seed,
 )
@@ -39,6 +48,20 @@ stats = LazyModule("scipy.stats")
 __all__ = ["compare_many", "paired_comparison"]
 
 NAN_POLICIES = ("raise", "omit")
+
+# what paired_comparison and compare_many declare alike, in the order they are checked
+_SHARED = {
+    "n_resamples": POSITIVE_INT,
+    "n_permutations": POSITIVE_INT,
+    "confidence_level": OPEN_UNIT,
+    "alternative": ALTERNATIVE,
+    "nan_policy": Options(NAN_POLICIES),
+    "tie_tol": NONNEG_REAL,
+    "top_losses": NONNEG_INT,
+    "power": OPEN_UNIT,
+    "rng": SEED,
+    "metric": [InstanceOf(str, "a str"), None],
+}
 
 
 # --------------------------------------------------------------------------- alignment
@@ -235,6 +258,8 @@ def _wilcoxon(d: np.ndarray, alternative: str) -> SignificanceTest:
 
 
 @renamed_parameters(seed="rng", confidence="confidence_level")
+@validate_params({**_SHARED, "name_a": InstanceOf(str, "a str"),
+                  "name_b": InstanceOf(str, "a str")})
 def paired_comparison(
     a: Any,
     b: Any,
@@ -366,23 +391,13 @@ def paired_comparison(
     10000
     """
     seed, confidence = rng, confidence_level  # the names used below
-    caller = "paired_comparison"
-    n_resamples = check_int("n_resamples", n_resamples, min_value=1, caller=caller)
-    n_permutations = check_int("n_permutations", n_permutations, min_value=1, caller=caller)
-    confidence = check_open_unit("confidence_level", confidence, caller)
-    alternative = check_alternative(alternative, caller)
-    nan_policy = check_choice("nan_policy", nan_policy, NAN_POLICIES, caller)
-    tie_tol = check_nonneg_real("tie_tol", tie_tol, caller)
-    top_losses = check_int("top_losses", top_losses, min_value=0, caller=caller)
-    power = check_open_unit("power", power, caller)
+    caller = public_name()
+    n_resamples, n_permutations, top_losses = int(n_resamples), int(n_permutations), \
+        int(top_losses)
+    confidence, tie_tol, power = float(confidence), float(tie_tol), float(power)
     if power <= 1.0 - confidence:
         raise param_error("power", f"a float in the open interval (1 - confidence, 1) = "
                           f"({1.0 - confidence:g}, 1)", power, caller)
-    check_seed(seed, caller)
-    for label, value in (("metric", metric), ("name_a", name_a), ("name_b", name_b)):
-        if not (isinstance(value, str) or (label == "metric" and value is None)):
-            raise param_error(label, "a str" + (" or None" if label == "metric" else ""),
-                              value, caller)
 
     a, b, qids_a, qids_b, metric = _unpack_results(a, b, qids_a, qids_b, metric, caller)
     av = as_vector(a, "a", caller)
@@ -498,6 +513,8 @@ def paired_comparison(
 
 
 @renamed_parameters(seed="rng", confidence="confidence_level")
+@validate_params({"correction": Options(CORRECTIONS), "test": Options(TESTS), "alpha": OPEN_UNIT,
+                  **_SHARED})
 def compare_many(
     systems: Mapping[str, Any],
     baseline: str,
@@ -571,11 +588,7 @@ top_losses, power
     True
     """
     seed, confidence = rng, confidence_level  # the names used below
-    caller = "compare_many"
-    correction = check_choice("correction", correction, CORRECTIONS, caller)
-    test = check_choice("test", test, TESTS, caller)
-    alpha = check_open_unit("alpha", alpha, caller)
-    check_seed(seed, caller)
+    caller = public_name()
     if not isinstance(systems, Mapping) or not systems:
         raise param_error("systems", "a non-empty mapping of names to per-query values",
                           type(systems).__name__, caller)

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, renamed_parameters
+from .._validation import SEED, public_name, renamed_parameters, validate_params
 from ..exceptions import InputError
-from ._checks import as_vector, check_alternative, check_seed, resolve_seed
+from ._checks import ALTERNATIVE, POSITIVE_INT, as_vector, resolve_seed
 from ._results import SignificanceTest
 
 __all__ = ["randomization_test"]
@@ -92,6 +92,7 @@ def sign_flip(
 
 
 @renamed_parameters(seed="rng")
+@validate_params({"n_permutations": POSITIVE_INT, "alternative": ALTERNATIVE, "rng": SEED})
 def randomization_test(
     differences: Any,
     *,
@@ -131,10 +132,8 @@ def randomization_test(
     (True, 32, 0.125)
     """
     seed = rng  # the names used below
-    caller = "randomization_test"
-    n_permutations = check_int("n_permutations", n_permutations, min_value=1, caller=caller)
-    alternative = check_alternative(alternative, caller)
-    check_seed(seed, caller)
+    caller = public_name()
+    n_permutations = int(n_permutations)
     d = as_vector(differences, "differences", caller)
     if np.isnan(d).any():
         raise InputError(f"{caller}: differences has NaN values; drop those queries first.")

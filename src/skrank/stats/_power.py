@@ -11,11 +11,9 @@ standard normal (the familiar ``(z_{1-alpha/2} + z_{power}) * sd / sqrt(n)``; sl
 from __future__ import annotations
 
 import math
-import numbers
-from typing import Any
 
-from .._validation import check_choice, check_int, param_error
-from ._checks import LazyModule, check_alternative, check_nonneg_real, check_open_unit
+from .._validation import Interval, Options, param_error, public_name, validate_params
+from ._checks import ALTERNATIVE, NONNEG_REAL, OPEN_UNIT, LazyModule
 
 __all__ = ["minimum_detectable_difference", "power"]
 
@@ -70,15 +68,12 @@ def _power_std(effect: float, n: int, alpha: float, alternative: str, method: st
     return _tail(crit, shift if alternative == "greater" else -shift, df, method)
 
 
-def _check_common(n: Any, sd: Any, alpha: Any, alternative: Any, method: Any, caller: str):
-    n = check_int("n", n, min_value=2, caller=caller)
-    sd = check_nonneg_real("sd", sd, caller)
-    alpha = check_open_unit("alpha", alpha, caller)
-    alternative = check_alternative(alternative, caller)
-    method = check_choice("method", method, _METHODS, caller)
-    return n, sd, alpha, alternative, method
+# what power and minimum_detectable_difference declare alike
+_COMMON = {"n": Interval(int, 2), "sd": NONNEG_REAL, "alpha": OPEN_UNIT,
+           "alternative": ALTERNATIVE, "method": Options(_METHODS)}
 
 
+@validate_params({**_COMMON, "difference": Interval(float)})
 def power(
     n: int,
     sd: float,
@@ -121,17 +116,13 @@ def power(
     >>> round(power(34, 1.0, 0.5), 4)
     0.8078
     """
-    caller = "power"
-    n, sd, alpha, alternative, method = _check_common(n, sd, alpha, alternative, method, caller)
-    ok = isinstance(difference, numbers.Real) and not isinstance(difference, bool)
-    if not ok or not math.isfinite(float(difference)):
-        raise param_error("difference", "a finite real number", difference, caller)
-    difference = float(difference)
+    n, sd, alpha, difference = int(n), float(sd), float(alpha), float(difference)
     if sd == 0.0:
-        raise param_error("sd", "a finite real number > 0", sd, caller)
+        raise param_error("sd", "a finite real number > 0", sd, public_name())
     return _power_std(difference / sd, n, alpha, alternative, method)
 
 
+@validate_params({**_COMMON, "power": OPEN_UNIT})
 def minimum_detectable_difference(
     n: int,
     sd: float,
@@ -182,12 +173,10 @@ def minimum_detectable_difference(
     >>> round(minimum_detectable_difference(40, 0.1, method="normal"), 4)
     0.0443
     """
-    caller = "minimum_detectable_difference"
-    n, sd, alpha, alternative, method = _check_common(n, sd, alpha, alternative, method, caller)
-    target = check_open_unit("power", power, caller)
+    n, sd, alpha, target = int(n), float(sd), float(alpha), float(power)
     if target <= alpha:  # the power at a zero difference is alpha
         raise param_error("power", f"a float in the open interval (alpha, 1) = ({alpha:g}, 1)",
-                          power, caller)
+                          power, public_name())
     if sd == 0.0:
         return 0.0
     sign = -1.0 if alternative == "less" else 1.0
