@@ -1,0 +1,609 @@
+"""Beyond-accuracy metrics of top-k lists: coverage, entropy, Gini index, popularity, novelty,
+intra-list diversity and serendipity, each definition a named convention.
+
+Pairwise quantities are computed without enumerating pairs: the sum of a cosine similarity
+over the pairs of a list is half the squared norm of the sum of the list's normalised vectors
+less their own squared norms, and a Hamming distance summed over pairs counts, feature by
+feature, the pairs whose values differ. For co-occurrence the "vectors" are the items' columns
+of the training matrix (users x items) divided by the square root of the item's count, so
+no item x item matrix is formed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import param_error
+from ..exceptions import InputError
+from ._conventions import resolve
+from ._inputs import Data, prepare, user_means
+from ._results import RecsysScore
+
+__all__ = [
+    "average_popularity",
+    "catalog_coverage",
+    "distributional_coverage",
+    "gini_index",
+    "intra_list_diversity",
+    "novelty",
+    "serendipity",
+]
+
+# reco users per block of the sparse products (bounds their memory)
+_BLOCK_USERS = 4096
+
+
+def _name(base: str, k: int | None) -> str:
+    return base if k is None else f"{base}@{k}"
+
+
+def _score(name, value, conv, d: Data, users=None, per_user=None, detail=""):
+    ids = None if users is None else d.user_ids[users]
+    return RecsysScore(name, float(value), conv, int(np.unique(d.ru).size), int(d.ru.size),
+                       ids, per_user, detail)
+
+
+def _need(value: Any, name: str, why: str, caller: str) -> None:
+    if value is None:
+        raise param_error(name, f"given: {why}", None, caller)
+
+
+def _log(x: np.ndarray, base: str) -> np.ndarray:
+    return np.log2(x) if base == "2" else np.log(x)
+
+
+def _item_counts(d: Data, count: str) -> np.ndarray:
+    """Training popularity of every item: rows or distinct users."""
+    if count == "interactions":
+        return np.bincount(d.ti, minlength=d.n_items).astype(np.float64)
+    key = np.unique(d.tu * d.n_items + d.ti)
+    return np.bincount(key % d.n_items, minlength=d.n_items).astype(np.float64)
+
+
+def _unseen_detail(d: Data, counts: np.ndarray) -> str:
+    n = int(np.count_nonzero(counts[d.ri] == 0))
+    return f"unseen in training: {n:,} of the recommended (user, item) pairs" if n else ""
+
+
+# --------------------------------------------------------------------------- coverage
+
+
+def catalog_coverage(reco: Any, train: Any = None, *, catalog: Any = None, k: int | None = None,
+                     denominator: str | None = None, preset: str | None = None) -> RecsysScore:
+    """Distinct recommended items, divided by the catalog or by the items seen in training.
+
+    Parameters
+    ----------
+    reco : TopK or tuple of arrays
+        The lists: a :class:`TopK`, or ``(users, items)`` (ranks by order of appearance) or
+        ``(users, items, ranks)`` flat arrays.
+    train : (users, items) pair of arrays, optional
+        Training interactions; needed by ``denominator="train_items"``.
+    catalog : array-like, optional
+        Ids of the catalog items; needed by ``denominator="catalog"``.
+    k : int, optional
+        Only recommendations with rank <= k count.
+    denominator : {"catalog", "train_items", "none"}, default="catalog"
+        Divide by the number of catalog items (RecTools ``CatalogCoverage(normalize=True)``),
+        of distinct training items (Recommenders ``catalog_coverage``, which can exceed 1),
+        or not at all (RecTools' default ``normalize=False``).
+    preset : {"recommenders", "rectools"}, optional
+
+    Returns
+    -------
+    RecsysScore
+
+    Examples
+    --------
+    >>> from skrank.recsys import catalog_coverage
+    >>> reco = ([1, 1, 2, 2], [3, 4, 3, 5])
+    >>> float(catalog_coverage(reco, catalog=[1, 2, 3, 4, 5, 6]))
+    0.5
+    >>> float(catalog_coverage(reco, ([1, 2], [1, 3]), preset="recommenders"))
+    1.5
+    """
+    caller = "catalog_coverage"
+    conv = resolve(caller, preset, caller, denominator=denominator)
+    how = conv["denominator"]
+    if how == "catalog":
+        _need(catalog, "catalog", "denominator='catalog' divides by its size", caller)
+    if how == "train_items":
+        _need(train, "train", "denominator='train_items' divides by its distinct items", caller)
+    d = prepare(reco, k, caller, train=train, catalog=catalog)
+    n = np.unique(d.ri).size
+    if how == "catalog":
+        den = d.catalog.size
+    elif how == "train_items":
+        den = np.unique(d.ti).size
+    else:
+        den = 1
+    if den == 0:
+        raise InputError(f"The {how} of {caller} is empty: the coverage is undefined.")
+    detail = f"{n:,} distinct items recommended"
+    if how == "catalog":
+        outside = int(np.count_nonzero(~np.isin(np.unique(d.ri), d.catalog)))
+        detail += f" of {den:,}" + (f", {outside:,} outside the catalog" if outside else "")
+    return _score(_name("Catalog coverage", k), n / den, conv, d, detail=detail)
+
+
+def distributional_coverage(reco: Any, *, k: int | None = None, log_base: str | None = None,
+                            preset: str | None = None) -> RecsysScore:
+    """Entropy of the distribution of recommendations over items.
+
+    ``-sum_i p_i log p_i`` with ``p_i`` the share of all recommendations that go to item ``i``
+    (Recommenders ``distributional_coverage``, in bits).
+
+    Parameters
+    ----------
+    reco : TopK or tuple of arrays
+        The lists (see :func:`catalog_coverage`).
+    k : int, optional
+        Only recommendations with rank <= k count.
+    log_base : {"2", "e"}, default="2"
+        Bits (Recommenders) or nats.
+    preset : {"recommenders"}, optional
+
+    Returns
+    -------
+    RecsysScore
+
+    Examples
+    --------
+    >>> from skrank.recsys import distributional_coverage
+    >>> float(distributional_coverage(([1, 1, 2, 2], [3, 4, 3, 5])))
+    1.5
+    """
+    caller = "distributional_coverage"
+    conv = resolve(caller, preset, caller, log_base=log_base)
+    d = prepare(reco, k, caller)
+    c = np.bincount(d.ri, minlength=d.n_items)
+    c = c[c > 0] / d.ri.size
+    return _score(_name("Distributional coverage", k), -np.sum(c * _log(c, conv["log_base"])),
+                  conv, d)
+
+
+def gini_index(reco: Any, *, catalog: Any = None, k: int | None = None,
+               gini_items: str | None = None, preset: str | None = None) -> RecsysScore:
+    """Gini index of the number of times each item is recommended.
+
+    ``sum_j (2j - n - 1) c_(j) / (n sum_j c_(j))`` over the counts sorted ascending: 0 when
+    every item is recommended equally often, close to 1 when a few items take every slot.
+
+    Parameters
+    ----------
+    reco : TopK or tuple of arrays
+        The lists (see :func:`catalog_coverage`).
+    catalog : array-like, optional
+        Catalog item ids; needed by ``gini_items="catalog"``.
+    k : int, optional
+        Only recommendations with rank <= k count.
+    gini_items : {"catalog", "recommended"}, default="catalog"
+        Over every catalog item, unrecommended ones counting 0 (RecBole's ``GiniIndex``), or
+        over the recommended items only.
+    preset : None
+        Neither Recommenders nor RecTools defines it.
+
+    Returns
+    -------
+    RecsysScore
+
+    Examples
+    --------
+    >>> from skrank.recsys import gini_index
+    >>> reco = ([1, 1, 2, 2], [3, 4, 3, 5])
+    >>> round(float(gini_index(reco, catalog=[3, 4, 5, 6])), 4)
+    0.375
+    >>> round(float(gini_index(reco, gini_items="recommended")), 4)
+    0.1667
+    """
+    caller = "gini_index"
+    conv = resolve(caller, preset, caller, gini_items=gini_items)
+    if conv["gini_items"] == "catalog":
+        _need(catalog, "catalog", "gini_items='catalog' counts every catalog item", caller)
+    d = prepare(reco, k, caller, catalog=catalog)
+    c = np.bincount(d.ri, minlength=d.n_items).astype(np.float64)
+    if conv["gini_items"] == "catalog":
+        outside = np.setdiff1d(np.unique(d.ri), d.catalog)
+        if outside.size:
+            raise InputError(f"{outside.size} recommended items of {caller} are not in the "
+                             f"catalog, e.g. {d.item_ids[outside[0]]!r}.")
+        c = c[d.catalog]
+    else:
+        c = c[c > 0]
+    n = c.size
+    if n == 0 or c.sum() == 0:
+        raise InputError(f"{caller} needs at least one recommendation.")
+    c = np.sort(c)
+    j = np.arange(1, n + 1)
+    return _score(_name("Gini index", k), np.sum((2 * j - n - 1) * c) / (n * c.sum()), conv, d,
+                  detail=f"{n:,} items")
+
+
+# --------------------------------------------------------------------------- popularity
+
+
+def average_popularity(reco: Any, train: Any, *, k: int | None = None, count: str | None = None,
+                       normalizer: str | None = None, average: str | None = None,
+                       preset: str | None = None) -> RecsysScore:
+    """Mean training popularity of the recommended items (ARP).
+
+    Parameters
+    ----------
+    reco : TopK or tuple of arrays
+        The lists (see :func:`catalog_coverage`).
+    train : (users, items) pair of arrays
+        Training interactions (repeats are interactions).
+    k : int, optional
+        Only recommendations with rank <= k count.
+    count : {"interactions", "users"}, default="interactions"
+        An item's popularity: its training rows or its distinct users.
+    normalizer : {"none", "interactions", "users"}, default="none"
+        Divide the popularity by nothing, the training rows (RecTools ``normalize=True``) or
+        the distinct training users.
+    average : {"users", "recommendations"}, default="users"
+        Mean per user then over users (RecTools ``AvgRecPopularity``), or over every
+        recommendation.
+    preset : {"rectools"}, optional
+
+    Returns
+    -------
+    RecsysScore
+
+    Examples
+    --------
+    >>> from skrank.recsys import average_popularity
+    >>> train = ([1, 2, 3, 3], [7, 7, 7, 8])
+    >>> float(average_popularity(([1, 1, 2], [7, 9, 8]), train))
+    1.25
+    """
+    caller = "average_popularity"
+    conv = resolve(caller, preset, caller, count=count, normalizer=normalizer, average=average)
+    d = prepare(reco, k, caller, train=train)
+    pop = _item_counts(d, conv["count"])
+    if conv["normalizer"] == "interactions":
+        pop = pop / d.ti.size
+    elif conv["normalizer"] == "users":
+        pop = pop / np.unique(d.tu).size
+    vals = pop[d.ri]
+    detail = _unseen_detail(d, _item_counts(d, "interactions"))
+    if conv["average"] == "recommendations":
+        return _score(_name("Average popularity", k), vals.mean(), conv, d, detail=detail)
+    users, per = user_means(d.ru, vals, d.n_users)
+    return _score(_name("Average popularity", k), per.mean(), conv, d, users, per, detail)
+
+
+def novelty(reco: Any, train: Any, *, k: int | None = None, count: str | None = None,
+            normalizer: str | None = None, unseen: str | None = None,
+            average: str | None = None, log_base: str | None = None,
+            preset: str | None = None) -> RecsysScore:
+    """Mean self-information of the recommended items, ``-log(popularity / normalizer)``.
+
+    Parameters
+    ----------
+    reco : TopK or tuple of arrays
+        The lists (see :func:`catalog_coverage`).
+    train : (users, items) pair of arrays
+        Training interactions.
+    k : int, optional
+        Only recommendations with rank <= k count.
+    count : {"users", "interactions"}, default="users"
+        An item's popularity: its distinct training users (RecTools ``MeanInvUserFreq``) or
+        its training rows (Recommenders ``novelty``).
+    normalizer : {"users", "interactions"}, default="users"
+        What the popularity is divided by: distinct training users (RecTools) or training rows
+        (Recommenders).
+    unseen : {"one", "zero"}, default="one"
+        An item without training interactions has the self-information of an item with one
+        (RecTools), or 0 while still counting in the mean (Recommenders).
+    average : {"users", "recommendations"}, default="users"
+        Mean per user then over users (RecTools' MIUF), or over every recommendation
+        (Recommenders).
+    log_base : {"2", "e"}, default="2"
+    preset : {"recommenders", "rectools"}, optional
+
+    Returns
+    -------
+    RecsysScore
+
+    Examples
+    --------
+    >>> from skrank.recsys import novelty
+    >>> train = ([1, 2, 3, 4], [7, 7, 7, 8])
+    >>> round(float(novelty(([1, 1], [7, 8]), train)), 4)
+    1.2075
+    """
+    caller = "novelty"
+    conv = resolve(caller, preset, caller, count=count, normalizer=normalizer, unseen=unseen,
+                   average=average, log_base=log_base)
+    if conv["normalizer"] == "none":
+        raise param_error("normalizer", "one of 'users', 'interactions'", "none", caller)
+    d = prepare(reco, k, caller, train=train)
+    pop = _item_counts(d, conv["count"])
+    norm = d.ti.size if conv["normalizer"] == "interactions" else np.unique(d.tu).size
+    if norm == 0:
+        raise InputError(f"The 'train' interactions of {caller} are empty.")
+    p = pop[d.ri]
+    cold = p == 0
+    if conv["unseen"] == "one":
+        p = np.where(cold, 1.0, p)
+    with np.errstate(divide="ignore"):
+        vals = np.where(cold & (conv["unseen"] == "zero"), 0.0,
+                        -_log(np.where(p > 0, p, 1.0) / norm, conv["log_base"]))
+    detail = _unseen_detail(d, pop)
+    if conv["average"] == "recommendations":
+        return _score(_name("Novelty", k), vals.mean(), conv, d, detail=detail)
+    users, per = user_means(d.ru, vals, d.n_users)
+    return _score(_name("Novelty", k), per.mean(), conv, d, users, per, detail)
+
+
+# --------------------------------------------------------------------------- similarity
+
+
+def _train_matrix(d: Data):
+    """Training rows as a users x items count matrix, its columns divided by the square root
+    of the item's count (zero columns for items without interactions)."""
+    import scipy.sparse as sp
+
+    x = sp.csr_matrix((np.ones(d.ti.size), (d.tu, d.ti)), shape=(d.n_users, d.n_items))
+    x.sum_duplicates()
+    c = np.bincount(d.ti, minlength=d.n_items).astype(np.float64)
+    inv = np.zeros(d.n_items)
+    inv[c > 0] = 1.0 / np.sqrt(c[c > 0])
+    xs = x @ sp.diags(inv)
+    return x.tocsr(), sp.csr_matrix(xs)
+
+
+def _unit_features(d: Data, caller: str) -> np.ndarray:
+    """Feature rows divided by their norm; zero rows for items without features."""
+    f = d.features
+    have = ~np.isnan(f).any(axis=1)
+    norm = np.sqrt((np.where(have[:, None], f, 0.0) ** 2).sum(axis=1))
+    used = np.unique(np.concatenate([d.ri, d.ti if d.ti is not None else d.ri]))
+    zero = used[have[used] & (norm[used] == 0)]
+    if zero.size:
+        raise InputError(f"The cosine similarity of {caller} is undefined for an item whose "
+                         f"features are all 0, e.g. item {d.item_ids[zero[0]]!r}.")
+    out = np.zeros_like(f)
+    out[have] = f[have] / norm[have][:, None]
+    return out
+
+
+def _list_matrix(d: Data, values: np.ndarray | None = None):
+    import scipy.sparse as sp
+
+    w = np.ones(d.ru.size) if values is None else values
+    return sp.csr_matrix((w, (d.ru, d.ri)), shape=(d.n_users, d.n_items))
+
+
+def _pair_similarity_sums(d: Data, similarity: str, caller: str) -> np.ndarray:
+    """Per user code: the sum over the unordered pairs of its list of the pair's similarity
+    (cosine) or distance (Hamming)."""
+    n_u = d.n_users
+    out = np.zeros(n_u)
+    if similarity == "hamming":
+        f = d.features
+        missing = np.unique(d.ri[np.isnan(f[d.ri]).any(axis=1)])
+        if missing.size:
+            raise InputError(f"{missing.size} recommended items of {caller} have no (or "
+                             f"missing) features, e.g. {d.item_ids[missing[0]]!r}.")
+        n = np.bincount(d.ru, minlength=n_u).astype(np.float64)
+        for j in range(f.shape[1]):
+            _, code = np.unique(f[d.ri, j], return_inverse=True)
+            key = d.ru * (code.max() + 1) + code
+            _, cnt = np.unique(key, return_counts=True)
+            same = np.zeros(n_u)
+            np.add.at(same, np.unique(key) // (code.max() + 1), cnt * (cnt - 1) / 2.0)
+            out += n * (n - 1) / 2.0 - same
+        return out
+    if similarity == "cosine":
+        fu = _unit_features(d, caller)
+        v = fu[d.ri]
+        tot = np.zeros((n_u, fu.shape[1]))
+        np.add.at(tot, d.ru, v)
+        own = np.bincount(d.ru, weights=(v * v).sum(axis=1), minlength=n_u)
+        return ((tot * tot).sum(axis=1) - own) / 2.0
+    _, xs = _train_matrix(d)
+    xst = xs.T.tocsr()
+    own_i = np.asarray(xs.multiply(xs).sum(axis=0)).ravel()  # C_ii / c_i
+    own = np.bincount(d.ru, weights=own_i[d.ri], minlength=n_u)
+    r = _list_matrix(d)
+    users = np.unique(d.ru)
+    for a in range(0, users.size, _BLOCK_USERS):
+        rows = users[a: a + _BLOCK_USERS]
+        v = r[rows] @ xst  # block x training users
+        sq = np.asarray(v.multiply(v).sum(axis=1)).ravel()
+        out[rows] = sq
+    return (out - own) / 2.0
+
+
+def intra_list_diversity(reco: Any, train: Any = None, *, item_features: Any = None,
+                         k: int | None = None, similarity: str | None = None,
+                         short_lists: str | None = None,
+                         preset: str | None = None) -> RecsysScore:
+    """Mean dissimilarity of the pairs of items of each list, averaged over users (ILD).
+
+    Parameters
+    ----------
+    reco : TopK or tuple of arrays
+        The lists (see :func:`catalog_coverage`).
+    train : (users, items) pair of arrays, optional
+        Training interactions; needed by ``similarity="cooccurrence"``.
+    item_features : (item_ids, 2-d array) pair or DataFrame indexed by item id, optional
+        Needed by ``"cosine"`` (numeric vectors) and ``"hamming"`` (categories as numbers).
+    k : int, optional
+        Only recommendations with rank <= k count.
+    similarity : {"cooccurrence", "cosine", "hamming"}, default="cooccurrence"
+        A pair's dissimilarity: 1 - the cosine of the items' training co-occurrence
+        (``C_ij / sqrt(c_i c_j)``, ``C_ij`` users with both, ``c_i`` rows of the item;
+        Recommenders ``diversity``), 1 - the cosine of their feature vectors (Recommenders'
+        ``item_feature_vector``; an item without features has similarity 0), or the number
+        of features whose values differ (RecTools ``PairwiseHammingDistanceCalculator``).
+    short_lists : {"exclude", "zero"}, default="exclude"
+        A list with fewer than two items is left out (Recommenders) or counts 0 (RecTools).
+    preset : {"recommenders", "rectools"}, optional
+
+    Returns
+    -------
+    RecsysScore
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skrank.recsys import intra_list_diversity
+    >>> feats = ([1, 2, 3], np.array([[0, 1], [0, 0], [1, 1]]))
+    >>> round(float(intra_list_diversity(([9, 9, 9], [1, 2, 3]), item_features=feats,
+    ...                                  preset="rectools")), 4)
+    1.3333
+    """
+    caller = "intra_list_diversity"
+    conv = resolve(caller, preset, caller, similarity=similarity, short_lists=short_lists)
+    sim = conv["similarity"]
+    if sim == "cooccurrence":
+        _need(train, "train", "similarity='cooccurrence' counts co-occurrence in training",
+              caller)
+    else:
+        _need(item_features, "item_features", f"similarity={sim!r} compares features", caller)
+    d = prepare(reco, k, caller, train=train if sim == "cooccurrence" else None,
+                item_features=item_features)
+    sums = _pair_similarity_sums(d, sim, caller)
+    n = np.bincount(d.ru, minlength=d.n_users).astype(np.float64)
+    users = np.flatnonzero(n > 0)
+    pairs = n[users] * (n[users] - 1) / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = sums[users] / pairs
+    per = mean if sim == "hamming" else 1.0 - mean
+    short = pairs == 0
+    per = np.where(short, 0.0 if conv["short_lists"] == "zero" else np.nan, per)
+    kept = ~np.isnan(per)
+    if not kept.any():
+        raise InputError(f"No list of {caller} has two items: the diversity is undefined.")
+    detail = f"{int(short.sum()):,} lists shorter than 2" if short.any() else ""
+    return _score(_name("Intra-list diversity", k), per[kept].mean(), conv, d, users, per,
+                  detail)
+
+
+def _mean_history_similarity(d: Data, similarity: str, caller: str) -> tuple[np.ndarray,
+                                                                            np.ndarray]:
+    """For each recommendation, the mean similarity of its item to the user's training rows;
+    and whether the user has training rows."""
+    hist = np.bincount(d.tu, minlength=d.n_users).astype(np.float64)
+    has = hist[d.ru] > 0
+    out = np.zeros(d.ru.size)
+    if similarity == "cosine":
+        fu = _unit_features(d, caller)
+        prof = np.zeros((d.n_users, fu.shape[1]))
+        np.add.at(prof, d.tu, fu[d.ti])
+        out = (prof[d.ru] * fu[d.ri]).sum(axis=1)
+    else:
+        x, xs = _train_matrix(d)
+        xst = xs.T.tocsr()
+        order = np.argsort(d.ru, kind="stable")
+        ru, ri = d.ru[order], d.ri[order]
+        users = np.unique(ru)
+        for a in range(0, users.size, _BLOCK_USERS):
+            rows = users[a: a + _BLOCK_USERS]
+            g = (x[rows] @ xst).tocsr()  # block x training users: sum_j X_uj Xs_u'j
+            h = (g @ x).tocsr()  # block x items: sum_j X_uj C_ij / s_j
+            lo, hi = np.searchsorted(ru, [rows[0], rows[-1] + 1])
+            local = np.searchsorted(rows, ru[lo:hi])
+            vals = np.asarray(h[local, ri[lo:hi]]).ravel()
+            out[order[lo:hi]] = vals
+        c = np.bincount(d.ti, minlength=d.n_items).astype(np.float64)
+        s = np.sqrt(c[d.ri])
+        out = np.where(s > 0, out / np.where(s > 0, s, 1.0), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(has, out / hist[d.ru], 0.0), has
+
+
+def serendipity(reco: Any, train: Any, test: Any = None, *, catalog: Any = None,
+                item_features: Any = None, k: int | None = None, definition: str | None = None,
+                similarity: str | None = None, preset: str | None = None) -> RecsysScore:
+    """Relevant recommendations the user would not have expected, averaged per user.
+
+    Parameters
+    ----------
+    reco : TopK or tuple of arrays
+        The lists (see :func:`catalog_coverage`).
+    train : (users, items) pair of arrays
+        Training interactions.
+    test : (users, items) pair of arrays, optional
+        Held-out interactions: a recommendation is relevant when it is one. Without it every
+        recommendation is relevant (Recommenders' default, ``col_relevance=None``);
+        ``definition="popularity_rank"`` needs it.
+    catalog : array-like, optional
+        Catalog item ids; ``"popularity_rank"`` needs its size.
+    item_features : (item_ids, 2-d array) pair or DataFrame, optional
+        For ``similarity="cosine"``.
+    k : int, optional
+        Only recommendations with rank <= k count.
+    definition : {"dissimilarity", "popularity_rank"}, default="dissimilarity"
+        ``"dissimilarity"``: relevance times 1 - the mean similarity of the item to the user's
+        training items (Recommenders ``serendipity``; users without training items are left
+        out). ``"popularity_rank"``: relevance times ``max(0, (n + 1 - rank) / n - (n + 1 -
+        p) / n)``, ``n`` the catalog size, ``rank`` the item's rank in the list and ``p`` its
+        dense rank by training interactions (most popular 1; an item without interactions
+        counts 0 for the second term) (RecTools ``Serendipity``).
+    similarity : {"cooccurrence", "cosine"}, default="cooccurrence"
+        Item similarity of ``"dissimilarity"`` (see :func:`intra_list_diversity`).
+    preset : {"recommenders", "rectools"}, optional
+
+    Returns
+    -------
+    RecsysScore
+
+    Examples
+    --------
+    >>> from skrank.recsys import serendipity
+    >>> train = ([1, 1, 2], [7, 8, 7])
+    >>> round(float(serendipity(([2], [8]), train)), 4)
+    0.2929
+    """
+    caller = "serendipity"
+    conv = resolve(caller, preset, caller, definition=definition)
+    if conv["definition"] == "dissimilarity":
+        conv = {"definition": "dissimilarity",
+                "similarity": similarity or conv.get("similarity", "cooccurrence")}
+        if conv["similarity"] not in ("cooccurrence", "cosine"):
+            raise param_error("similarity", "one of 'cooccurrence', 'cosine'",
+                              conv["similarity"], caller)
+        if conv["similarity"] == "cosine":
+            _need(item_features, "item_features", "similarity='cosine' compares features",
+                  caller)
+    else:
+        if similarity is not None:
+            raise param_error("similarity", "None: definition='popularity_rank' uses no "
+                              "similarity", similarity, caller)
+        conv = {"definition": "popularity_rank"}
+        _need(test, "test", "definition='popularity_rank' counts relevant items", caller)
+        _need(catalog, "catalog", "definition='popularity_rank' needs the catalog size",
+              caller)
+    d = prepare(reco, k, caller, train=train, test=test, catalog=catalog,
+                item_features=item_features if conv.get("similarity") == "cosine" else None)
+    if d.eu is None:
+        rel = np.ones(d.ru.size)
+    else:
+        rel = np.isin(d.ru * d.n_items + d.ri, d.eu * d.n_items + d.ei).astype(np.float64)
+    if conv["definition"] == "dissimilarity":
+        msim, has = _mean_history_similarity(d, conv["similarity"], caller)
+        vals = (1.0 - msim) * rel
+        users, per = user_means(d.ru[has], vals[has], d.n_users)
+        left = int(np.unique(d.ru[~has]).size)
+        detail = f"{left:,} users without training interactions left out" if left else ""
+    else:
+        n = d.catalog.size
+        cnt = np.bincount(d.ti, minlength=d.n_items)
+        levels = np.unique(cnt[cnt > 0])[::-1]  # counts descending: dense rank 1, 2, ...
+        prank = np.zeros(d.n_items)
+        seen = cnt > 0
+        prank[seen] = np.searchsorted(-levels, -cnt[seen]) + 1
+        p_any = np.where(seen[d.ri], (n + 1 - prank[d.ri]) / n, 0.0)
+        p_user = (n + 1 - d.rr) / n
+        vals = np.maximum(p_user - p_any, 0.0) * rel
+        users, per = user_means(d.ru, vals, d.n_users)
+        detail = ""
+    if users.size == 0:
+        raise InputError(f"No user of {caller} has both a list and training interactions.")
+    return _score(_name("Serendipity", k), per.mean(), conv, d, users, per, detail)
+
