@@ -28,6 +28,7 @@ from ._conventions import (
     GroupFairnessConventions,
 )
 from ._expected import expected_exposure
+from ._groups import group_exposure
 from ._results import ExpectedExposure, ExposureScore, GroupExposure, GroupFairnessScore
 from ._trec import ExpevalQrels, ExpevalRun, read_expeval_qrels, read_expeval_run
 
@@ -49,6 +50,7 @@ __all__ = [
     "GroupFairnessConventions",
     "GroupFairnessScore",
     "expected_exposure",
+    "group_exposure",
     "read_expeval_qrels",
     "read_expeval_run",
 ]

@@ -14,6 +14,7 @@ from ._inputs import (
     codes,
     first_duplicate,
     input_error,
+    plain,
     position_in_segment,
     segment_starts,
     vector,
@@ -35,7 +36,7 @@ def _judgments(y_true: Any, qid_true: Any, doc_true: Any, caller: str):
         raise input_error(
             "y_true", "grades >= 0 (expeval's -1 for an unjudged document: leave such "
             "rows out, or give 0)", f"{int(neg.sum()):,} negative grades (the first, "
-            f"{y[neg][0]!r}, at row {int(np.flatnonzero(neg)[0])})", caller)
+            f"{plain(y[neg][0])!r}, at row {int(np.flatnonzero(neg)[0])})", caller)
     qj = vector("qid_true", qid_true, caller, n=y.shape[0], of="y_true")
     dj = vector("doc_true", doc_true, caller, n=y.shape[0], of="y_true")
     return y.astype(np.float64), qj, dj
@@ -60,8 +61,7 @@ def _run(qid: Any, sample: Any, doc: Any, rank: Any, score: Any, caller: str):
 
 
 def _label(labels: np.ndarray, code: int) -> Any:
-    value = labels[code]
-    return value.item() if hasattr(value, "item") else value
+    return plain(labels[code])
 
 
 def _positions(ranking: np.ndarray, rank: np.ndarray | None, score: np.ndarray | None,
@@ -84,7 +84,7 @@ def _positions(ranking: np.ndarray, rank: np.ndarray | None, score: np.ndarray |
             raise input_error(
                 "rank", "1, 2, ..., n in each ranking (no gap, no repeat, as expeval asks)",
                 f"rank {int(rank[row])} at row {row} where {int(pos[bad[0]]) + 1} was due "
-                f"(query {_label(q_labels, q[row])!r}, sample {s[row]!r})", caller)
+                f"(query {_label(q_labels, q[row])!r}, sample {plain(s[row])!r})", caller)
     elif score is not None and n > 1:
         ss = score[order]
         tie = np.flatnonzero((sorted_ranking[1:] == sorted_ranking[:-1]) & (ss[1:] == ss[:-1]))
@@ -93,7 +93,7 @@ def _positions(ranking: np.ndarray, rank: np.ndarray | None, score: np.ndarray |
             raise input_error(
                 "score", "distinct within each ranking (or give rank=)",
                 f"a tie at row {row} (query {_label(q_labels, q[row])!r}, sample "
-                f"{s[row]!r}, score {score[row]!r})", caller)
+                f"{plain(s[row])!r}, score {plain(score[row])!r})", caller)
     return order, pos
 
 
@@ -253,7 +253,7 @@ def expected_exposure(
     dup = first_duplicate(jkey)
     if dup >= 0:
         raise input_error("doc_true", "one judgment per (query, document)",
-                          f"document {dj[dup]!r} judged twice for query {qj[dup]!r} "
+                          f"document {plain(dj[dup])!r} judged twice for query {plain(qj[dup])!r} "
                           f"(row {dup})", caller)
 
     # the judged documents that get a target exposure, and their grades
@@ -308,8 +308,8 @@ def expected_exposure(
     dup = first_duplicate(ranking * n_docs + d_r)
     if dup >= 0:
         raise input_error("doc", "each document once in a ranking",
-                          f"document {d[in_judged][dup]!r} twice in query "
-                          f"{_label(q_labels, q_r[dup])!r}, sample {s_r[dup]!r} (row "
+                          f"document {plain(d[in_judged][dup])!r} twice in query "
+                          f"{_label(q_labels, q_r[dup])!r}, sample {plain(s_r[dup])!r} (row "
                           f"{int(np.flatnonzero(in_judged)[dup])})", caller)
     row_order, pos = _positions(ranking, rr, scr, q_labels, q_r, s_r, caller)
     rkey_sorted = (q_r * n_docs + d_r)[row_order]

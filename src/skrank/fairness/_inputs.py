@@ -40,6 +40,11 @@ def vector(name: str, value: Any, caller: str, *, n: int | None = None, of: str 
     return arr
 
 
+def plain(value: Any) -> Any:
+    """A NumPy scalar as the Python value it holds (for error messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def codes(*arrays: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """Integer codes of the values of several arrays in one shared, sorted id space."""
     sizes = [a.shape[0] for a in arrays]

@@ -245,9 +245,14 @@ class GroupExposure:
 
     def __str__(self) -> str:
         first, second = self.group_labels
-        lines = [f"group fairness of exposure ({self.qids.shape[0]:,} queries, groups "
+        n = self.qids.shape[0]
+        lines = [f"group fairness of exposure ({n:,} quer{'y' if n == 1 else 'ies'}, groups "
                  f"{first!r} vs {second!r})"]
-        lines += [f"  {s}" for s in self]
+        for score in self:
+            undefined = score.n_undefined
+            lines.append(f"  {score.name} = {score.value:.4f}"
+                         + (f"; undefined in {undefined:,} queries" if undefined else ""))
+        lines.append(f"  {self.conventions.describe()}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
