@@ -9,7 +9,7 @@ from typing import Any, overload
 import numpy as np
 
 from .._routing import UNCHANGED, require_routing, set_requests
-from .._validation import param_error, relabel
+from .._validation import InstanceOf, param_error, public_name, relabel, validate_params
 from ..conventions import CONVENTION_NAMES, TIE_RULES, Conventions, resolve_conventions
 from ..exceptions import InputError, InvalidParameterError, SkrankWarning
 from ..metrics._evaluate import evaluate
@@ -526,6 +526,7 @@ def make_ranking_scorer(
 ) -> MultiMetricRankingScorer: ...
 
 
+@validate_params({})  # metric: Metric.parse; the conventions: Conventions
 def make_ranking_scorer(
     metric: str | Metric | Sequence[str | Metric],
     *,
@@ -598,10 +599,16 @@ def make_ranking_scorer(
     return MultiMetricRankingScorer(metric, preset=preset, conventions=conventions, **overrides)
 
 
+# k is checked by Metric, whose message names the metric ("'k' parameter of ndcg"), as the
+# metric functions' do
+_K_BY_METRIC: dict[str, Any] = {}
+
+
 def _shortcut(name: str, k: int | None, options: dict[str, Any]) -> RankingScorer:
     return RankingScorer(Metric(name, k), **options)
 
 
+@validate_params(_K_BY_METRIC)
 def ndcg_at(k: int | None, **options: Any) -> RankingScorer:
     """Scorer of NDCG@k (normalised discounted cumulative gain).
 
@@ -621,6 +628,7 @@ def ndcg_at(k: int | None, **options: Any) -> RankingScorer:
     return _shortcut("ndcg", k, options)
 
 
+@validate_params(_K_BY_METRIC)
 def dcg_at(k: int | None, **options: Any) -> RankingScorer:
     """Scorer of DCG@k (discounted cumulative gain); see :func:`ndcg_at` for the parameters.
 
@@ -633,6 +641,7 @@ def dcg_at(k: int | None, **options: Any) -> RankingScorer:
     return _shortcut("dcg", k, options)
 
 
+@validate_params(_K_BY_METRIC)
 def precision_at(k: int | None, **options: Any) -> RankingScorer:
     """Scorer of P@k (precision); see :func:`ndcg_at` for the parameters.
 
@@ -645,6 +654,7 @@ def precision_at(k: int | None, **options: Any) -> RankingScorer:
     return _shortcut("p", k, options)
 
 
+@validate_params(_K_BY_METRIC)
 def recall_at(k: int | None, **options: Any) -> RankingScorer:
     """Scorer of R@k (recall); see :func:`ndcg_at` for the parameters.
 
@@ -657,6 +667,7 @@ def recall_at(k: int | None, **options: Any) -> RankingScorer:
     return _shortcut("r", k, options)
 
 
+@validate_params(_K_BY_METRIC)
 def average_precision_at(k: int | None, **options: Any) -> RankingScorer:
     """Scorer of AP@k (:func:`skrank.average_precision`), whose mean over queries is MAP@k.
 
@@ -671,6 +682,7 @@ def average_precision_at(k: int | None, **options: Any) -> RankingScorer:
     return _shortcut("ap", k, options)
 
 
+@validate_params(_K_BY_METRIC)
 def reciprocal_rank_at(k: int | None, **options: Any) -> RankingScorer:
     """Scorer of RR@k (:func:`skrank.reciprocal_rank`), whose mean over queries is MRR@k.
 
@@ -685,6 +697,7 @@ def reciprocal_rank_at(k: int | None, **options: Any) -> RankingScorer:
     return _shortcut("rr", k, options)
 
 
+@validate_params(_K_BY_METRIC)
 def err_at(k: int | None, **options: Any) -> RankingScorer:
     """Scorer of ERR@k (expected reciprocal rank); see :func:`ndcg_at` for the parameters.
 
@@ -697,6 +710,7 @@ def err_at(k: int | None, **options: Any) -> RankingScorer:
     return _shortcut("err", k, options)
 
 
+@validate_params(_K_BY_METRIC)
 def hit_rate_at(k: int | None, **options: Any) -> RankingScorer:
     """Scorer of the hit rate at k (a relevant document in the top k); see :func:`ndcg_at`.
 
@@ -709,6 +723,10 @@ def hit_rate_at(k: int | None, **options: Any) -> RankingScorer:
     return _shortcut("hit", k, options)
 
 
+@validate_params({"scoring": InstanceOf(
+    (str, Metric, RankingScorer),
+    "a metric name such as 'ndcg@10' (see skrank.get_ranking_scorer_names())",
+)})
 def get_ranking_scorer(scoring: str | Metric | RankingScorer) -> RankingScorer:
     """A scorer from a metric name, with skrank's default conventions.
 
@@ -735,11 +753,6 @@ def get_ranking_scorer(scoring: str | Metric | RankingScorer) -> RankingScorer:
     """
     if isinstance(scoring, RankingScorer):
         return scoring
-    if not isinstance(scoring, (str, Metric)):
-        raise param_error(
-            "scoring", "a metric name such as 'ndcg@10' (see skrank.get_ranking_scorer_names())",
-            scoring, "get_ranking_scorer",
-        )
     try:
         return RankingScorer(scoring)
     except InvalidParameterError:
@@ -748,10 +761,11 @@ def get_ranking_scorer(scoring: str | Metric | RankingScorer) -> RankingScorer:
             "a ranking metric name from skrank.get_ranking_scorer_names(), optionally with @k "
             "(e.g. 'ndcg@10'); scikit-learn's own scorers come from sklearn.metrics.get_scorer",
             scoring,
-            "get_ranking_scorer",
+            public_name(),
         ) from None
 
 
+@validate_params({})
 def get_ranking_scorer_names() -> list[str]:
     """Names accepted by :func:`get_ranking_scorer`, each optionally followed by ``@k``.
 
