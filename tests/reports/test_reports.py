@@ -24,6 +24,7 @@ from skrank.reports import (
     build_report,
     metric_at_k,
     plot_differences,
+    plot_forest,
     plot_metric_at_k,
     plot_segments,
     trec_name,
@@ -380,6 +381,40 @@ def test_plots_draw_what_they_say(two):
     assert [line.get_label() for line in fig.axes[0].get_lines()] == ["a", "b"]
     with pytest.raises(InvalidParameterError, match="'comparison' parameter"):
         plot_differences(report.segments[0])
+    with pytest.raises(InvalidParameterError, match="'comparisons' parameter of plot_forest"):
+        plot_forest(comp)
+
+
+def test_figures_state_conventions_name_losses_and_have_integer_cutoffs(two):
+    report, _ = two
+    comp = report.comparison("model", "ndcg@5")
+    conv = report.conventions("ndcg@5")
+    ax = plot_differences(comp, conventions=conv).axes[0]
+    assert ax.get_title().splitlines()[1:] == [conv]
+    named = [t.get_text() for t in ax.texts]
+    assert named == [str(q.qid) for q in comp.largest_losses] and named
+    assert ax.get_ylim()[0] < min(comp.differences)  # room for the names under the bars
+    # the forest plot: one row per comparison, filled dots for the significant ones
+    fig = plot_forest(report.comparisons, conventions="gain=exp")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "ndcg@5 (primary)", "ap@10", "rr"]
+    dots = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    assert [d.get_xdata()[0] for d in dots] == [
+        r.comparison.mean_difference for r in report.comparisons]
+    assert [d.get_markerfacecolor() != "white" for d in dots] == [
+        bool(r.reject) for r in report.comparisons]
+    assert "gain=exp" in ax.get_title()
+    # metric@k: cutoffs on integer ticks only, even for a short range
+    fig = plot_metric_at_k({"a": ([1, 2, 3], [0.5, 0.6, 0.7])}, metric="ndcg",
+                           conventions=conv)
+    ax = fig.axes[0]
+    ticks = [t for t in ax.get_xticks() if 1 <= t <= 3]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    assert conv in ax.get_title()
+    # a "$" in a name is a dollar sign, not the start of mathtext
+    fig = plot_metric_at_k({"a$b$": ([1, 2], [0.5, 0.6])})
+    fig.savefig(io.BytesIO(), format="svg")
     with pytest.raises(InvalidParameterError, match="'table' parameter"):
         plot_segments(comp)
 
@@ -389,7 +424,7 @@ def test_write_plots_png_and_one_svg(two, tmp_path):
     curves = {"ndcg": {"model": ([1, 2], [0.5, 0.6]), "bm25": ([1, 2], [0.4, 0.45])}}
     written = write_plots(report, tmp_path / "png", curves=curves)
     names = sorted(p.name for p in written)
-    assert names == sorted(["differences_ndcg_at_5.png", "differences_ap_at_10.png",
+    assert names == sorted(["forest.png", "differences_ndcg_at_5.png", "differences_ap_at_10.png",
                             "differences_rr.png", "segments_candidates_model.png",
                             "segments_type_model.png", "ndcg_at_k.png"])
     for p in written:

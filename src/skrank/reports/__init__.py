@@ -3,10 +3,11 @@
 :func:`build_report` compares systems evaluated with :func:`skrank.evaluate` (paired tests
 per metric with a multiple-comparison correction, segment tables) and returns a
 :class:`Report`, which renders itself as text (:meth:`Report.to_text`), markdown
-(:meth:`Report.to_markdown`), JSON (:meth:`Report.to_json`), CSV (:meth:`Report.to_csv`) or
-trec_eval's format (:meth:`Report.to_trec`), and writes its per-query table
-(:meth:`Report.write_per_query`). With matplotlib (``pip install 'skrank[plot]'``),
-:func:`plot_differences`, :func:`plot_metric_at_k`, :func:`plot_segments` and
+(:meth:`Report.to_markdown`), one self-contained HTML page (:meth:`Report.to_html`), JSON
+(:meth:`Report.to_json`), CSV (:meth:`Report.to_csv`) or trec_eval's format
+(:meth:`Report.to_trec`), and writes its per-query table (:meth:`Report.write_per_query`).
+With matplotlib (``pip install 'skrank[plot]'``), :func:`plot_differences`,
+:func:`plot_forest`, :func:`plot_metric_at_k`, :func:`plot_segments` and
 :func:`write_plots` draw the figures. The ``skrank eval`` command is a thin layer over these.
 """
 
@@ -16,6 +17,7 @@ from ._plots import (
     PLOT_FORMATS,
     metric_at_k,
     plot_differences,
+    plot_forest,
     plot_metric_at_k,
     plot_segments,
     write_plots,
@@ -29,6 +31,7 @@ __all__ = [
     "build_report",
     "metric_at_k",
     "plot_differences",
+    "plot_forest",
     "plot_metric_at_k",
     "plot_segments",
     "trec_name",

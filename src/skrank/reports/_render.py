@@ -35,9 +35,13 @@ __all__ = [
 
 
 def _version() -> str:
-    from .. import __version__
+    """skrank's version, from the installed package's metadata (no import of the facade)."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    return __version__
+    try:
+        return version("skrank")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree not installed
+        return "unknown"
 
 
 def _plural(n: int, word: str, many: str | None = None) -> str:

@@ -30,8 +30,8 @@ class Report:
     """The result of an evaluation: metrics per system, comparisons, segments, notes.
 
     Build it with :func:`build_report`; render it with :meth:`to_text`, :meth:`to_markdown`,
-    :meth:`to_json`, :meth:`to_csv` or :meth:`to_trec`, and write the per-query table with
-    :meth:`write_per_query`.
+    :meth:`to_html`, :meth:`to_json`, :meth:`to_csv` or :meth:`to_trec`, and write the
+    per-query table with :meth:`write_per_query`.
 
     Attributes
     ----------
@@ -172,6 +172,59 @@ class Report:
         from ._render import render_json
 
         return render_json(self, per_query=per_query, indent=indent)
+
+    def to_html(self, *, curves: Mapping[str, Mapping[str, Any]] | None = None,
+                figures: bool | None = None, title: str | None = None,
+                per_query: bool = False) -> str:
+        """The report as one self-contained HTML page, to read in a browser or print.
+
+        The page holds the inputs and their conventions, the metric table with tie ranges,
+        every comparison with the baseline (interval, p-value, correction), a forest plot of
+        the differences, each comparison's per-query differences with the largest losses
+        named, the segment tables with their flags, and notes on what the data hit (ties
+        that change values, queries without relevant documents, topics missing from a run).
+        Figures are inline SVG; styles and the one line of script are inline too, and the
+        page's Content-Security-Policy forbids loading anything, so it needs no network.
+        All text is HTML-escaped.
+
+        Parameters
+        ----------
+        curves : mapping, optional
+            ``{metric: {system: (ks, values)}}`` (e.g. from :func:`metric_at_k`) for the
+            metric-by-cutoff charts, as in :func:`write_plots`.
+        figures : bool or None, default=None
+            Draw the figures (needs matplotlib: ``pip install 'skrank[plot]'``). None draws
+            them when matplotlib is installed and otherwise says so in the page's notes;
+            True raises ImportError without matplotlib; False leaves them out.
+        title : str, optional
+            The page's title (default: "skrank evaluation report").
+        per_query : bool, default=False
+            Also include :meth:`per_query_table`.
+
+        Returns
+        -------
+        str
+            The HTML document; write it with ``open(path, "w", encoding="utf-8")``.
+
+        Examples
+        --------
+        >>> import skrank
+        >>> from skrank.reports import build_report
+        >>> results = {
+        ...     "new": skrank.evaluate([1, 0, 0, 1], [0.9, 0.1, 0.5, 0.3], [1, 1, 2, 2],
+        ...                            metrics=["rr"]),
+        ...     "<old>": skrank.evaluate([1, 0, 0, 1], [0.1, 0.9, 0.5, 0.3], [1, 1, 2, 2],
+        ...                              metrics=["rr"]),
+        ... }
+        >>> page = build_report(results, baseline="<old>", rng=0, n_resamples=100,
+        ...                     n_permutations=100).to_html(figures=False)
+        >>> page.startswith("<!DOCTYPE html>"), "&lt;old&gt;" in page, "<old>" in page
+        (True, True, False)
+        """
+        from ._html import render_html
+
+        return render_html(self, curves=curves, figures=figures, title=title,
+                           per_query=per_query)
 
     def to_csv(self, sep: str = ",") -> str:
         """One CSV row per (system, metric) and per segment, with the comparison columns."""
