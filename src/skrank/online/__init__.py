@@ -38,6 +38,7 @@ from ._ab import (
     sample_size_per_arm,
     two_proportion_ztest,
 )
+from ._always_valid import ALWAYS_VALID_METHODS, always_valid_test
 from ._clicks import CTR_DEFINITIONS, CascadeModel, PositionBasedModel
 from ._counterfactual import (
     CI_METHODS,
@@ -68,6 +69,7 @@ from ._interleaving import (
     team_draft_interleave,
 )
 from ._results import (
+    AlwaysValidResult,
     Decision,
     DecisionTest,
     ExperimentResult,
@@ -84,6 +86,7 @@ from ._sequential import SPENDING_FUNCTIONS, group_sequential_bounds
 
 __all__ = [
     "ALTERNATIVES",
+    "ALWAYS_VALID_METHODS",
     "CI_METHODS",
     "COMMON_PREFIX_RULES",
     "CTR_DEFINITIONS",
@@ -93,6 +96,7 @@ __all__ = [
     "MARGIN_SCALES",
     "NO_CLICK_RULES",
     "SPENDING_FUNCTIONS",
+    "AlwaysValidResult",
     "CascadeModel",
     "Decision",
     "DecisionTest",
@@ -107,6 +111,7 @@ __all__ = [
     "RatioEstimate",
     "SampleRatioCheck",
     "ZTestResult",
+    "always_valid_test",
     "analyze_experiment",
     "balanced_interleave",
     "ctr_at_k",

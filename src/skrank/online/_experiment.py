@@ -51,13 +51,13 @@ _CALLER = "analyze_experiment"
 _METRIC_SPEC = "a column name or a (numerator, denominator) pair of column names"
 
 
-def _as_frame(data: Any) -> Any:
+def _as_frame(data: Any, caller: str = _CALLER) -> Any:
     import narwhals.stable.v2 as nw
 
     frame = nw.from_native(data, eager_only=True, pass_through=True)
     if not isinstance(frame, nw.DataFrame):
         raise param_error("data", "a pandas, polars or pyarrow DataFrame with one row per unit",
-                          type(data).__name__, _CALLER)
+                          type(data).__name__, caller)
     return frame
 
 
@@ -106,19 +106,19 @@ def _covariate_specs(covariates: Any, names: Sequence[str]) -> dict[str, tuple[s
     return out
 
 
-def _column(frame: Any, name: str, role: str) -> np.ndarray:
+def _column(frame: Any, name: str, role: str, caller: str = _CALLER) -> np.ndarray:
     if name not in frame.columns:
         raise input_error(role, f"a column of data (columns: {list(frame.columns)})",
-                          repr(name), _CALLER)
+                          repr(name), caller)
     try:
         x = np.asarray(frame[name].to_numpy(), dtype=np.float64)
     except (TypeError, ValueError):
-        raise input_error(role, "a column of real numbers", f"column {name!r}", _CALLER) from None
+        raise input_error(role, "a column of real numbers", f"column {name!r}", caller) from None
     bad = ~np.isfinite(x)
     if bad.any():
         i = int(np.argmax(bad))
         raise input_error(role, "a column of finite numbers",
-                          f"{float(x[i])!r} in column {name!r} at row {i}", _CALLER)
+                          f"{float(x[i])!r} in column {name!r} at row {i}", caller)
     return x
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..stats._results import Interval, _py
 
 __all__ = [
+    "AlwaysValidResult",
     "Decision",
     "DecisionTest",
     "ExperimentResult",
@@ -699,3 +700,76 @@ class Decision:
             lines.append(f"  {a!s}: {d}")
             lines += [f"    {r}" for r in reasons]
         return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class AlwaysValidResult(_ToDict):
+    """Always-valid inference at each look, from :func:`always_valid_test`.
+
+    Attributes
+    ----------
+    metric : str
+        The metric (a difference in means).
+    arm, control : scalar
+        The treatment and the control arm.
+    looks : ndarray of shape (n_looks,)
+        The sorted values of the look column.
+    n_control, n_arm : ndarray of int
+        Units analysed at each look.
+    difference : ndarray
+        ``mean(arm) - mean(control)`` at each look.
+    se : ndarray
+        Its standard error: Welch's (``method="normal"``) or the pooled regression's
+        (``method="t"``).
+    statistic : ndarray
+        ``difference / se`` (NaN where a look has too few units); a naive test compares it
+        with 1.96 at every look and is not valid under peeking.
+    p_value : ndarray
+        The always-valid p-value: running minimum of ``min(1, 1 / Lambda)``.
+    ci : ndarray of shape (n_looks, 2)
+        The confidence sequence of level ``1 - alpha``: running intersection.
+    alpha : float
+        Level.
+    method : str
+        ``"normal"`` (Johari et al.'s mSPRT) or ``"t"`` (Lindon et al., savvi).
+    mixing_variance : float or None
+        ``tau^2`` of ``method="normal"``.
+    phi : float or None
+        Prior scale of ``method="t"``.
+    stopped_at : int or None
+        Index of the first look with ``p_value <= alpha``: where a team peeking at every look
+        may stop and reject; None if no look does.
+    """
+
+    metric: str
+    arm: Any
+    control: Any
+    looks: np.ndarray
+    n_control: np.ndarray
+    n_arm: np.ndarray
+    difference: np.ndarray
+    se: np.ndarray
+    statistic: np.ndarray
+    p_value: np.ndarray
+    ci: np.ndarray
+    alpha: float
+    method: str
+    mixing_variance: float | None
+    phi: float | None
+    stopped_at: int | None
+
+    def __str__(self) -> str:
+        how = (f"normal-mixture mSPRT, tau^2={self.mixing_variance:.4g}"
+               if self.method == "normal" else f"anytime-valid t, phi={self.phi:.4g}")
+        stop = ("no look reaches it" if self.stopped_at is None else
+                f"stop at look {self.looks[self.stopped_at]!s}")
+        rows = [f"AlwaysValidResult: {self.metric}, {self.arm!s} vs {self.control!s}, "
+                f"{self.looks.size} looks ({how}; always-valid p <= alpha={self.alpha:g}: "
+                f"{stop})"]
+        for k in range(self.looks.size):
+            rows.append(
+                f"  look {self.looks[k]!s}: n {self.n_control[k]:,} / {self.n_arm[k]:,}, "
+                f"difference {_fmt(float(self.difference[k]))} "
+                f"[{_fmt(float(self.ci[k, 0]))}, {_fmt(float(self.ci[k, 1]))}], "
+                f"always-valid p = {_fmt_p(float(self.p_value[k]))}")
+        return "\n".join(rows)
