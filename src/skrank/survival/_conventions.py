@@ -13,7 +13,7 @@ import numbers
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from .._validation import check_choice, param_error
+from .._validation import Described, Interval, Options, check_choice, param_error
 
 __all__ = [
     "CENSORING_SOURCES",
@@ -162,3 +162,18 @@ _CHOICES = {
     "censoring": CENSORING_SOURCES,
     "orientation": ORIENTATIONS,
 }
+
+
+def declared(*names: str) -> dict[str, Described]:
+    """What a public function declares for ``preset`` and the conventions it takes by name:
+    None (not given) or a valid value, in the words of :func:`resolve`'s messages."""
+    out = {}
+    for name in names:
+        if name == "preset":
+            rule: Options | Interval = Options(SURVIVAL_PRESETS)
+        elif name == "tied_tol":
+            rule = Interval(float, 0, text="a finite real number >= 0")
+        else:
+            rule = Options(_CHOICES[name])
+        out[name] = Described(rule.text, rule, None)
+    return out

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_real
+from .._validation import Described, Interval, public_name, validate_params
 from ..exceptions import InputError
 from ._concordance import concordance_counts
-from ._conventions import SurvivalConventions, resolve
+from ._conventions import SurvivalConventions, declared, resolve
 from ._inputs import check_estimate, check_event, check_time, check_times, survival_pair
 from ._km import StepFunction, censoring_km, inverse_weights, survival_km
 from ._results import BrierScores, ConcordanceResult, SurvivalScore, TimeDependentAUC
@@ -94,6 +94,7 @@ def _concordance(
     )
 
 
+@validate_params(declared("preset", "tied_tol", "tied_risk", "tied_time", "orientation"))
 def concordance_index_censored(
     event_indicator: Any,
     event_time: Any,
@@ -168,7 +169,7 @@ def concordance_index_censored(
     >>> print(f"{concordance_index_censored(event, time, survival_time, preset='lifelines'):.4f}")
     0.9545
     """
-    caller = "concordance_index_censored"
+    caller = public_name()
     conv = resolve(
         preset, caller, tied_tol=tied_tol, tied_risk=tied_risk, tied_time=tied_time,
         orientation=orientation,
@@ -216,6 +217,10 @@ def _test_pair(survival_test: Any, caller: str) -> tuple[np.ndarray, np.ndarray]
     return event, time
 
 
+@validate_params({
+    **declared("preset", "tied_tol", "tied_risk", "tied_time", "censoring", "orientation"),
+    "tau": Described("a finite real number > 0", Interval(float, 0, closed="neither"), None),
+})
 def concordance_index_ipcw(
     survival_train: Any,
     survival_test: Any,
@@ -284,13 +289,13 @@ def concordance_index_ipcw(
     >>> print(f"{c:.4f} from {c.n_comparable} pairs")
     0.8742 from 9 pairs
     """
-    caller = "concordance_index_ipcw"
+    caller = public_name()
     conv = resolve(
         preset, caller, tied_tol=tied_tol, tied_risk=tied_risk, tied_time=tied_time,
         censoring=censoring, orientation=orientation,
     )
     if tau is not None:
-        tau = check_real("tau", tau, positive=True, caller=caller)
+        tau = float(tau)
     event, time = _test_pair(survival_test, caller)
     est = check_estimate(estimate, event.shape[0], caller)
     G = _censoring(conv, survival_train, event, time, caller)
@@ -344,6 +349,7 @@ def _auc_at(
     return float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0)), n_tied
 
 
+@validate_params(declared("preset", "tied_tol", "censoring", "orientation"))
 def cumulative_dynamic_auc(
     survival_train: Any,
     survival_test: Any,
@@ -396,7 +402,7 @@ def cumulative_dynamic_auc(
     >>> auc.round(4).tolist()
     [1.0, 1.0, 0.7835]
     """
-    caller = "cumulative_dynamic_auc"
+    caller = public_name()
     conv = resolve(preset, caller, tied_tol=tied_tol, censoring=censoring,
                    orientation=orientation)
     event, time = _test_pair(survival_test, caller)
@@ -461,6 +467,7 @@ def _brier(
     )
 
 
+@validate_params(declared("censoring"))
 def brier_score(
     survival_train: Any,
     survival_test: Any,
@@ -507,11 +514,12 @@ def brier_score(
     >>> scores.round(4).tolist()
     [0.26, 0.29]
     """
-    caller = "brier_score"
+    caller = public_name()
     conv = resolve(None, caller, censoring=censoring)
     return _brier(survival_train, survival_test, estimate, times, conv, caller)
 
 
+@validate_params(declared("censoring"))
 def integrated_brier_score(
     survival_train: Any,
     survival_test: Any,
@@ -540,7 +548,7 @@ def integrated_brier_score(
     Integrated Brier score = 0.2750 over 2 times in [1.5, 3.5] (censoring=train; 5 subjects, 3
     events)
     """
-    caller = "integrated_brier_score"
+    caller = public_name()
     conv = resolve(None, caller, censoring=censoring)
     res = _brier(survival_train, survival_test, estimate, times, conv, caller)
     if res.times.shape[0] < 2:

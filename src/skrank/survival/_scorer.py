@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from .._routing import UNCHANGED, require_routing, set_requests
-from .._validation import check_real, param_error
+from .._validation import Satisfies, check_real, param_error, validate_params
 from ..exceptions import InputError, InvalidParameterError
-from ._conventions import resolve
+from ._conventions import declared, resolve
 from ._inputs import survival_pair
 from ._metrics import (
     concordance_index_censored,
@@ -292,6 +292,13 @@ class SurvivalScorer:
         return float(cumulative_dynamic_auc(train, test, estimate, self.times, **opts))
 
 
+@validate_params({
+    "metric": Satisfies(  # the four names and the functions' names (aliases)
+        lambda m: isinstance(m, str) and m in _METRICS,
+        "one of 'harrell_c', 'uno_c', 'cumulative_auc', 'integrated_brier'",
+    ),
+    **declared("preset"),
+})  # tau, times and the conventions: SurvivalScorer, which knows the metric
 def make_survival_scorer(
     metric: str,
     *,
@@ -337,6 +344,8 @@ def make_survival_scorer(
                           **conventions)
 
 
+# the shortcuts' options are make_survival_scorer's, checked by SurvivalScorer under that name
+@validate_params({})
 def harrell_c(**options: Any) -> SurvivalScorer:
     """Scorer of Harrell's C (needs no training data); ``options`` as
     :func:`make_survival_scorer`.
@@ -350,6 +359,7 @@ def harrell_c(**options: Any) -> SurvivalScorer:
     return SurvivalScorer("harrell_c", **options)
 
 
+@validate_params({})
 def uno_c(tau: float | None = None, **options: Any) -> SurvivalScorer:
     """Scorer of Uno's C truncated at ``tau``; ``options`` as :func:`make_survival_scorer`.
 
@@ -362,6 +372,7 @@ def uno_c(tau: float | None = None, **options: Any) -> SurvivalScorer:
     return SurvivalScorer("uno_c", tau=tau, **options)
 
 
+@validate_params({})
 def cumulative_auc(times: Any, **options: Any) -> SurvivalScorer:
     """Scorer of the mean cumulative/dynamic AUC over ``times``.
 
@@ -374,6 +385,7 @@ def cumulative_auc(times: Any, **options: Any) -> SurvivalScorer:
     return SurvivalScorer("cumulative_auc", times=times, **options)
 
 
+@validate_params({})
 def integrated_brier(times: Any, **options: Any) -> SurvivalScorer:
     """Scorer of the integrated Brier score over ``times``, negated (greater is better).
 
