@@ -4,6 +4,7 @@ stochastic ranking, with the bounds and defaults of expeval, the TREC Fair Ranki
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -253,125 +254,174 @@ def expected_exposure(
     dup = first_duplicate(jkey)
     if dup >= 0:
         raise input_error("doc_true", "one judgment per (query, document)",
-                          f"document {plain(dj[dup])!r} judged twice for query {plain(qj[dup])!r} "
-                          f"(row {dup})", caller)
-
-    # the judged documents that get a target exposure, and their grades
-    grade = (y > 0).astype(np.float64) if conv.grades == "binary" else y
+                          f"document {plain(dj[dup])!r} judged twice for query "
+                          f"{plain(qj[dup])!r} (row {dup})", caller)
     keep = y > 0 if conv.judgments == "incomplete" else np.ones(y.shape[0], dtype=bool)
-    kq_all = qj_c[keep]
-    judged_q, kq = np.unique(kq_all, return_inverse=True)  # judged queries, dense codes
+    judged_q, kq = np.unique(qj_c[keep], return_inverse=True)  # judged queries, dense codes
     kq = kq.ravel().astype(np.int64)
-    nq = judged_q.shape[0]
-    if nq == 0:
+    if judged_q.shape[0] == 0:
         raise input_error("y_true", "grades with at least one relevant document (> 0) under "
                           "judgments='incomplete'", "no grade above 0", caller)
-    kgrade = grade[keep]
-    kkey = jkey[keep]
-    n_kept = np.bincount(kq, minlength=nq).astype(np.float64)
-    p, u = conv.patience, conv.utility
-    pp = p if conv.model == "rbp" else p * u  # expeval's bounds use p * u under GERR
+    kept = _Kept(kq, jkey[keep], y[keep], judged_q.shape[0])
+    grade = (kept.y > 0).astype(np.float64) if conv.grades == "binary" else kept.y
+    target, n_levels = _target(conv, kept, grade)
 
-    # target exposure: documents of one grade share positions b .. b + m - 1 of the ideal
-    order = np.lexsort((-kgrade, kq))
-    sq, sg = kq[order], kgrade[order]
+    # the run's expected exposure, for the judged queries only
+    in_judged = np.isin(q_c, judged_q)
+    n_unjudged = int(np.unique(q_c[~in_judged]).shape[0])
+    rows = _RunRows(np.searchsorted(judged_q, q_c[in_judged]), s[in_judged], d_c[in_judged],
+                    None if r is None else r[in_judged], None if sc is None else sc[in_judged],
+                    np.flatnonzero(in_judged))
+    ukey, e, n_samples = _run_exposure(conv, rows, kept, n_docs, q_labels[judged_q], d, caller)
+    uq = np.searchsorted(judged_q, ukey // n_docs)
+    at_u, k_hit = _lookup(ukey, kept.key)  # each kept judged document in the run, or not
+    e_kept = np.where(k_hit, e[at_u] if ukey.shape[0] else 0.0, 0.0)
+
+    nq = kept.n_queries
+    pp = conv.patience if conv.model == "rbp" else conv.patience * conv.utility
+    if member is None:
+        u_judged = np.zeros(ukey.shape[0], dtype=bool)
+        u_judged[at_u[k_hit]] = True
+        values = {
+            "disparity": _per_query(e * e, uq, nq),
+            "relevance": _per_query(target * e_kept, kq, nq),
+            "loss": _per_query((target - e_kept) ** 2, kq, nq)
+            + _per_query(np.where(u_judged, 0.0, e * e), uq, nq),
+        }
+        n_kept = np.bincount(kq, minlength=nq).astype(np.float64)
+        bounds = _doc_bounds(conv, target, kq, nq, n_kept, n_levels, pp)
+    else:
+        values, bounds = _over_groups(conv, member, keep, kept, target, e_kept, pp)
+    qids = q_labels[judged_q]
+    return _result(conv, values, bounds, n_samples, qids, member is not None, n_unjudged)
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """The judged documents that get a target exposure."""
+
+    q: np.ndarray  # dense code of the judged query
+    key: np.ndarray  # query code * n_docs + document code
+    y: np.ndarray  # the grade as given
+    n_queries: int
+
+
+@dataclass(frozen=True)
+class _RunRows:
+    """The run's rows of judged queries."""
+
+    q: np.ndarray  # dense code of the judged query
+    sample: np.ndarray  # sample ids as given
+    doc: np.ndarray  # document code
+    rank: np.ndarray | None
+    score: np.ndarray | None
+    row: np.ndarray  # row in the input
+
+
+def _target(conv: ExposureConventions, kept: _Kept, grade: np.ndarray):
+    """Target exposure of each kept document, and the number of grade levels per query.
+
+    The ideal stochastic ranking puts documents in grade order and shuffles documents of one
+    grade: ``m`` documents below ``b`` better ones share positions ``b .. b + m - 1``.
+    """
+    p, u = conv.patience, conv.utility
+    order = np.lexsort((-grade, kept.q))
+    sq, sg = kept.q[order], grade[order]
     q_start = segment_starts(sq)
     new_level = np.r_[True, (sq[1:] != sq[:-1]) | (sg[1:] != sg[:-1])]
     level = np.flatnonzero(new_level)
     level_id = np.cumsum(new_level) - 1
     m = np.bincount(level_id)[level_id].astype(np.float64)
     b = (level[level_id] - q_start[sq]).astype(np.float64)
-    n_levels = np.bincount(sq[level], minlength=nq)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if conv.model == "rbp":
-            t_sorted = (p ** b - p ** (b + m)) / (m * (1.0 - p))
-        else:
-            g_rel = (p * (1.0 - u))
-            rel = (g_rel ** b - g_rel ** (b + m)) / (m * (1.0 - g_rel))
-            non = (1.0 - u) ** b * (p ** b - p ** (b + m)) / (m * (1.0 - p))
-            t_sorted = np.where(sg > 0, rel, non)
+    if conv.model == "rbp":
+        t_sorted = (p ** b - p ** (b + m)) / (m * (1.0 - p))
+    else:
+        # relevant levels decay by p (1 - u) a position; the others come after every
+        # relevant document, each of which stopped the user with probability u
+        decay = p * (1.0 - u)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = (decay ** b - decay ** (b + m)) / (m * (1.0 - decay))
+        non = (1.0 - u) ** b * (p ** b - p ** (b + m)) / (m * (1.0 - p))
+        t_sorted = np.where(sg > 0, rel, non)
     target = np.empty_like(t_sorted)
     target[order] = t_sorted
+    return target, np.bincount(sq[level], minlength=kept.n_queries)
 
-    # the run's expected exposure, for the judged queries only
-    in_judged = np.isin(q_c, judged_q)
-    n_unjudged = int(np.unique(q_c[~in_judged]).shape[0])
-    q_r, s_r, d_r = q_c[in_judged], s[in_judged], d_c[in_judged]
-    rr = None if r is None else r[in_judged]
-    scr = None if sc is None else sc[in_judged]
-    rq = np.searchsorted(judged_q, q_r)  # dense judged-query code of each run row
-    _, (s_code,) = codes(s_r)
+
+def _run_exposure(conv: ExposureConventions, rows: _RunRows, kept: _Kept, n_docs: int,
+                  q_labels: np.ndarray, doc: np.ndarray, caller: str):
+    """Expected exposure of each (query, document) of the run, and rankings per query."""
+    p, u = conv.patience, conv.utility
+    _, (s_code,) = codes(rows.sample)
     n_s = int(s_code.max(initial=-1)) + 1
-    ranking_keys, ranking = np.unique(rq * n_s + s_code, return_inverse=True)
+    ranking_keys, ranking = np.unique(rows.q * n_s + s_code, return_inverse=True)
     ranking = ranking.ravel().astype(np.int64)
-    n_samples = np.bincount(ranking_keys // max(n_s, 1), minlength=nq)
-    dup = first_duplicate(ranking * n_docs + d_r)
+    n_samples = np.bincount(ranking_keys // max(n_s, 1), minlength=kept.n_queries)
+    dup = first_duplicate(ranking * n_docs + rows.doc)
     if dup >= 0:
         raise input_error("doc", "each document once in a ranking",
-                          f"document {plain(d[in_judged][dup])!r} twice in query "
-                          f"{_label(q_labels, q_r[dup])!r}, sample {plain(s_r[dup])!r} (row "
-                          f"{int(np.flatnonzero(in_judged)[dup])})", caller)
-    row_order, pos = _positions(ranking, rr, scr, q_labels, q_r, s_r, caller)
-    rkey_sorted = (q_r * n_docs + d_r)[row_order]
-    kkey_order = np.argsort(kkey)
-    at, hit = _lookup(kkey[kkey_order], rkey_sorted)
-    is_rel = hit & (y[keep][kkey_order[at]] > 0)
+                          f"document {plain(doc[rows.row[dup]])!r} twice in query "
+                          f"{_label(q_labels, rows.q[dup])!r}, sample "
+                          f"{plain(rows.sample[dup])!r} (row {int(rows.row[dup])})", caller)
+    order, pos = _positions(ranking, rows.rank, rows.score, q_labels, rows.q, rows.sample,
+                            caller)
+    key = (rows.q * n_docs + rows.doc)[order]
     expo = p ** pos.astype(np.float64)
     if conv.model == "gerr":
-        rk = ranking[row_order]
+        # relevant documents above each position, within its ranking
+        kept_order = np.argsort(kept.key)
+        at, hit = _lookup(kept.key[kept_order], key)
+        is_rel = (hit & (kept.y[kept_order[at]] > 0)).astype(np.int64)
         before = np.cumsum(is_rel) - is_rel
-        starts = segment_starts(rk)
+        starts = segment_starts(ranking[order])
         base = np.zeros_like(before)
         base[starts] = before[starts]
         np.maximum.accumulate(base, out=base)
         expo = expo * (1.0 - u) ** (before - base).astype(np.float64)
-    rq_sorted = rq[row_order]
-    ukey, uinv = np.unique(rkey_sorted, return_inverse=True)
-    uinv = uinv.ravel()
-    e = np.bincount(uinv, weights=expo / n_samples[rq_sorted], minlength=ukey.shape[0])
-    uq = np.searchsorted(judged_q, ukey // n_docs)
-    # the run's exposure of each kept judged document (0 when never retrieved)
-    at_u, k_hit = _lookup(ukey, kkey)
-    e_kept = np.where(k_hit, e[at_u] if ukey.shape[0] else 0.0, 0.0)
-    u_judged = np.zeros(ukey.shape[0], dtype=bool)
-    u_judged[at_u[k_hit]] = True
+    ukey, uinv = np.unique(key, return_inverse=True)
+    e = np.bincount(uinv.ravel(), weights=expo / n_samples[rows.q[order]],
+                    minlength=ukey.shape[0])
+    return ukey, e, n_samples
 
-    if member is None:
-        disp = _per_query(e * e, uq, nq)
-        relv = _per_query(target * e_kept, kq, nq)
-        loss = _per_query((target - e_kept) ** 2, kq, nq) + _per_query(
-            np.where(u_judged, 0.0, e * e), uq, nq)
-        bounds = _doc_bounds(conv, target, kq, nq, n_kept, n_levels, pp)
-    else:
-        rows, gcode = member
-        kept_rows = np.flatnonzero(keep)
-        k_index = np.full(y.shape[0], -1, dtype=np.int64)
-        k_index[kept_rows] = np.arange(kept_rows.shape[0])
-        sel = k_index[rows] >= 0
-        kr, gc = k_index[rows[sel]], gcode[sel]
-        n_g = int(gc.max(initial=-1)) + 1
-        qg, qg_inv = np.unique(kq[kr] * n_g + gc, return_inverse=True)
-        qg_inv = qg_inv.ravel()
-        tg = np.bincount(qg_inv, weights=target[kr], minlength=qg.shape[0])
-        eg = np.bincount(qg_inv, weights=e_kept[kr], minlength=qg.shape[0])
-        gq = qg // n_g
-        disp = _per_query(eg * eg, gq, nq)
-        relv = _per_query(tg * eg, gq, nq)
-        loss = _per_query((tg - eg) ** 2, gq, nq)
-        n_rel = np.bincount(kq, weights=(y[keep] > 0).astype(np.float64), minlength=nq)
-        k = np.bincount(gq, minlength=nq)
-        bounds = _group_bounds(p, pp, tg, gq, nq, k, n_rel)
 
-    values = {"disparity": disp, "relevance": relv, "loss": loss}
+def _over_groups(conv: ExposureConventions, member: tuple[np.ndarray, np.ndarray],
+                 keep: np.ndarray, kept: _Kept, target: np.ndarray, e_kept: np.ndarray,
+                 pp: float):
+    """The measures and their bounds over the sums of exposure of each group."""
+    rows, gcode = member
+    k_index = np.full(keep.shape[0], -1, dtype=np.int64)
+    k_index[keep] = np.arange(kept.key.shape[0])
+    sel = k_index[rows] >= 0  # groups of kept documents only, as expeval
+    kr, gc = k_index[rows[sel]], gcode[sel]
+    n_g = int(gc.max(initial=-1)) + 1
+    qg, qg_inv = np.unique(kept.q[kr] * n_g + gc, return_inverse=True)
+    qg_inv = qg_inv.ravel()
+    tg = np.bincount(qg_inv, weights=target[kr], minlength=qg.shape[0])
+    eg = np.bincount(qg_inv, weights=e_kept[kr], minlength=qg.shape[0])
+    gq = qg // n_g
+    nq = kept.n_queries
+    values = {
+        "disparity": _per_query(eg * eg, gq, nq),
+        "relevance": _per_query(tg * eg, gq, nq),
+        "loss": _per_query((tg - eg) ** 2, gq, nq),
+    }
+    n_rel = np.bincount(kept.q, weights=(kept.y > 0).astype(np.float64), minlength=nq)
+    k = np.bincount(gq, minlength=nq)
+    return values, _group_bounds(conv.patience, pp, tg, gq, nq, k, n_rel)
+
+
+def _result(conv: ExposureConventions, values: dict[str, np.ndarray],
+            bounds: dict[str, tuple[np.ndarray, np.ndarray]], n_samples: np.ndarray,
+            qids: np.ndarray, groups: bool, n_unjudged: int) -> ExpectedExposure:
+    """Fill the judged queries without rankings, normalise, average."""
     absent = n_samples == 0
     n_missing = int(absent.sum())
     if n_missing:
         if conv.missing == "error":
-            first = _label(q_labels, judged_q[np.flatnonzero(absent)[0]])
             raise InputError(
                 f"The run has no ranking for {n_missing:,} judged queries (the first: "
-                f"{first!r}) and missing='error'; use missing='worst', 'expeval' or "
-                f"'exclude'.")
+                f"{plain(qids[np.flatnonzero(absent)[0]])!r}) and missing='error'; use "
+                f"missing='worst', 'expeval' or 'exclude'.")
         fill = {
             "worst": {"disparity": bounds["disparity"][1], "relevance": bounds["relevance"][0],
                       "loss": bounds["loss"][1]},
@@ -382,7 +432,6 @@ def expected_exposure(
             values[name] = np.where(absent, np.nan if fill is None else fill[name],
                                     values[name])
     scores = []
-    qids = q_labels[judged_q]
     for name, short in (("disparity", "EE-D"), ("relevance", "EE-R"), ("loss", "EE-L")):
         lb, ub = bounds[name]
         v = values[name]
@@ -390,14 +439,15 @@ def expected_exposure(
         if conv.normalize == "bounds":
             with np.errstate(divide="ignore", invalid="ignore"):
                 v = np.where(equal, _FIXED[name], (v - lb) / (ub - lb))
-            if conv.missing == "exclude":
-                v = np.where(absent, np.nan, v)
-        n_equal = int(np.count_nonzero(equal & ~(absent & (conv.missing == "exclude"))))
-        mean = v[~np.isnan(v)].mean() if (~np.isnan(v)).any() else float("nan")
-        scores.append(ExposureScore(short, float(mean), v, qids, conv, n_equal))
+        if conv.missing == "exclude":
+            v = np.where(absent, np.nan, v)
+            equal &= ~absent
+        ok = ~np.isnan(v)
+        mean = float(v[ok].mean()) if ok.any() else float("nan")
+        scores.append(ExposureScore(short, mean, v, qids, conv, int(np.count_nonzero(equal))))
     return ExpectedExposure(*scores, qids=qids, n_samples=n_samples.astype(np.int64),
-                            conventions=conv, groups=member is not None,
-                            n_missing=n_missing, n_unjudged=n_unjudged)
+                            conventions=conv, groups=groups, n_missing=n_missing,
+                            n_unjudged=n_unjudged)
 
 
 def _geometric(x: float, n: np.ndarray) -> np.ndarray:
