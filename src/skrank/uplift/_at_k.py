@@ -7,13 +7,18 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int, param_error
-from ._conventions import CUT, resolve
+from .._validation import Described, Interval, Options, param_error, public_name, validate_params
+from ._conventions import CUT, declared, resolve
 from ._inputs import check_rows, input_error
 from ._ranking import Knots, rank
 from ._results import UpliftByPercentile, UpliftScore
 
 STRATEGIES = ("overall", "by_group")
+
+
+# k: a number of rows or a fraction of them (what _check_k accepts)
+_K = Described("a fraction of the rows (a float in (0, 1]) or a number of rows (an int >= 1)",
+               Interval(int, 1), Interval(float, 0, 1, closed="right"))
 
 
 def _check_k(k: Any, caller: str) -> tuple[str, float]:
@@ -46,6 +51,7 @@ def _split_at(kn: Knots, p: float) -> int:
     return int(kn.x[i] - kn.x[i - 1]) if 0 < i < kn.x.shape[0] else 0
 
 
+@validate_params({"strategy": Options(STRATEGIES), "k": _K, **declared("preset", "ties")})
 def uplift_at_k(
     y_true: Any,
     uplift: Any,
@@ -103,8 +109,7 @@ def uplift_at_k(
     top rows to hold both treated and control rows (or use strategy='by_group'). Got 1 (top 1
     row: 1 treated, 0 control) instead.
     """
-    caller = "uplift_at_k"
-    check_choice("strategy", strategy, STRATEGIES, caller)
+    caller = public_name()
     kind, kval = _check_k(k, caller)
     conv = resolve(CUT, preset, caller, ties=ties)
     rows = check_rows(y_true, uplift, treatment, caller)
@@ -161,6 +166,8 @@ def _rates(y_sum: np.ndarray, count: np.ndarray) -> np.ndarray:
         return y_sum / count
 
 
+@validate_params({"strategy": Options(STRATEGIES), "bins": Interval(int, 1),
+                  **declared("preset", "ties")})
 def uplift_by_percentile(
     y_true: Any,
     uplift: Any,
@@ -207,9 +214,7 @@ def uplift_by_percentile(
           0-50          2          2    1.0000
         50-100          2          2   -0.0667
     """
-    caller = "uplift_by_percentile"
-    check_choice("strategy", strategy, STRATEGIES, caller)
-    check_int("bins", bins, min_value=1, caller=caller)
+    caller = public_name()
     conv = resolve(CUT, preset, caller, ties=ties)
     rows = check_rows(y_true, uplift, treatment, caller)
     if bins >= rows.n:

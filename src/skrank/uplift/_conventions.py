@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from .._validation import check_choice, param_error
+from .._validation import Described, InstanceOf, Options, check_choice, param_error
 
 __all__ = [
     "AREAS",
@@ -221,3 +221,18 @@ _CHOICES = {
     "baseline": BASELINES,
     "area": AREAS,
 }
+
+
+def declared(*names: str) -> dict[str, Described]:
+    """What a public function declares for ``preset`` and the conventions it takes by name:
+    None (not given) or a valid value, in the words of :func:`resolve`'s messages."""
+    out = {}
+    for name in names:
+        if name == "preset":
+            rule: Options | InstanceOf = Options(UPLIFT_PRESETS)
+        elif name == "negative_effect":
+            rule = InstanceOf(bool, "a bool")
+        else:
+            rule = Options(_CHOICES[name])
+        out[name] = Described(rule.text, rule, None)
+    return out

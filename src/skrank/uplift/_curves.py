@@ -6,7 +6,16 @@ from typing import Any
 
 import numpy as np
 
-from ._conventions import CURVE, PERFECT_QINI, QINI_AUC, UPLIFT_AUC, UpliftConventions, resolve
+from .._validation import public_name, validate_params
+from ._conventions import (
+    CURVE,
+    PERFECT_QINI,
+    QINI_AUC,
+    UPLIFT_AUC,
+    UpliftConventions,
+    declared,
+    resolve,
+)
 from ._inputs import Rows, check_rows, input_error
 from ._ranking import Knots, category_knots, rank
 from ._results import UpliftCurve, UpliftScore
@@ -149,6 +158,7 @@ def _perfect_qini(rows: Rows, conv: UpliftConventions, caller: str,
                        rows.n, rows.n_treatment, rows.n_control, 0)
 
 
+@validate_params(declared("preset", "ties", "empty_group", "normalize"))
 def uplift_curve(
     y_true: Any,
     uplift: Any,
@@ -206,13 +216,14 @@ def uplift_curve(
     uplift curve: 9 points ending at 4.0000 (ties=unstable, empty_group=interpolate,
     normalize=none; 8 rows: 4 treated, 4 control)
     """
-    caller = "uplift_curve"
+    caller = public_name()
     conv = resolve(CURVE, preset, caller, _CURVE_NORMALIZE, ties=ties, empty_group=empty_group,
                    normalize=normalize)
     rows = check_rows(y_true, uplift, treatment, caller)
     return _curve("uplift", rows, rank(rows, rows.score, conv.ties), conv, caller)
 
 
+@validate_params(declared("preset", "ties", "empty_group", "normalize"))
 def qini_curve(
     y_true: Any,
     uplift: Any,
@@ -253,13 +264,14 @@ def qini_curve(
     >>> curve.y.tolist()
     [0.0, 1.0, 2.0, 3.0, 3.0, 2.0]
     """
-    caller = "qini_curve"
+    caller = public_name()
     conv = resolve(CURVE, preset, caller, _CURVE_NORMALIZE, ties=ties, empty_group=empty_group,
                    normalize=normalize)
     rows = check_rows(y_true, uplift, treatment, caller)
     return _curve("qini", rows, rank(rows, rows.score, conv.ties), conv, caller)
 
 
+@validate_params(declared("preset", "ties", "empty_group", "normalize"))
 def perfect_uplift_curve(
     y_true: Any,
     treatment: Any,
@@ -295,7 +307,7 @@ def perfect_uplift_curve(
     >>> perfect_uplift_curve(y, t).y.tolist()
     [0.0, 3.0, 6.0, 5.25, 4.0]
     """
-    caller = "perfect_uplift_curve"
+    caller = public_name()
     conv = resolve(CURVE, preset, caller, _CURVE_NORMALIZE, ties=ties, empty_group=empty_group,
                    normalize=normalize)
     rows = check_rows(y_true, None, treatment, caller, binary_y=True)
@@ -303,6 +315,7 @@ def perfect_uplift_curve(
     return _curve("perfect uplift", rows, kn, conv, caller)
 
 
+@validate_params(declared("preset", "ties", "empty_group", "normalize", "negative_effect"))
 def perfect_qini_curve(
     y_true: Any,
     treatment: Any,
@@ -352,7 +365,7 @@ def perfect_qini_curve(
     True when the treatment's average effect is negative (the perfect Qini curve of a treatment
     that harms no one cannot end below 0). Got False with -1 net responses instead.
     """
-    caller = "perfect_qini_curve"
+    caller = public_name()
     conv = resolve(PERFECT_QINI, preset, caller, _CURVE_NORMALIZE, ties=ties,
                    empty_group=empty_group, normalize=normalize, negative_effect=negative_effect)
     rows = check_rows(y_true, None, treatment, caller, binary_y=True)
@@ -394,6 +407,7 @@ def _score(
                        kn.n_tied)
 
 
+@validate_params(declared("preset", "ties", "empty_group", "normalize", "baseline", "area"))
 def uplift_auc_score(
     y_true: Any,
     uplift: Any,
@@ -453,7 +467,7 @@ def uplift_auc_score(
     >>> round(score, 4), f"{score:.2f}", score > 0.5, float(score) * 2
     (0.7959, '0.80', True, 1.5918367346938775)
     """
-    caller = "uplift_auc_score"
+    caller = public_name()
     conv = resolve(UPLIFT_AUC, preset, caller, ties=ties, empty_group=empty_group,
                    normalize=normalize, baseline=baseline, area=area)
     rows = check_rows(y_true, uplift, treatment, caller,
@@ -461,6 +475,8 @@ def uplift_auc_score(
     return _score("uplift AUC", "uplift", rows, conv, caller)
 
 
+@validate_params(declared("preset", "ties", "empty_group", "normalize", "baseline", "area",
+                          "negative_effect"))
 def qini_auc_score(
     y_true: Any,
     uplift: Any,
@@ -509,7 +525,7 @@ def qini_auc_score(
     Qini AUC = 0.4259 (ties=unstable, empty_group=interpolate, normalize=last, baseline=random,
     area=points; 8 rows: 4 treated, 4 control; 6 rows share a score (their order counts))
     """
-    caller = "qini_auc_score"
+    caller = public_name()
     conv = resolve(QINI_AUC, preset, caller, ties=ties, empty_group=empty_group,
                    normalize=normalize, baseline=baseline, area=area,
                    negative_effect=negative_effect)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._routing import UNCHANGED, require_routing, set_requests
-from .._validation import check_choice, param_error
+from .._validation import Satisfies, check_choice, param_error, validate_params
 from ..exceptions import InputError, InvalidParameterError
 from ._at_k import STRATEGIES, _check_k, uplift_at_k
 from ._conventions import CONVENTION_NAMES, CUT, QINI_AUC, UPLIFT_AUC, resolve
@@ -243,6 +243,12 @@ class UpliftScorer:
         return float(self._score(y_true, uplift, treatment))
 
 
+@validate_params({
+    "metric": Satisfies(  # the three names and scikit-uplift's function names (aliases)
+        lambda m: isinstance(m, str) and m in _METRICS,
+        "one of 'qini_auc', 'uplift_auc', 'uplift_at_k'",
+    ),
+})  # strategy, k, preset and the conventions: UpliftScorer, which knows the metric
 def make_uplift_scorer(
     metric: str,
     *,
