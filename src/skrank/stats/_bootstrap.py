@@ -6,6 +6,7 @@ For a paired comparison the resampled unit is the query: resampling the per-quer
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,11 +25,13 @@ special = LazyModule("scipy.special")
 _CHUNK_ELEMENTS = 1 << 20
 
 
-def bootstrap_means(d: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def bootstrap_means(d: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                    tick: Callable[[int], Any] | None = None) -> np.ndarray:
     """Means of ``n_resamples`` resamples (with replacement) of ``d``.
 
     Indices are drawn in chunks of about a million so that memory stays flat; the loop runs
-    over chunks, never over resamples or queries.
+    over chunks, never over resamples or queries. ``tick(k)``, when given, is called after
+    each chunk of ``k`` resamples (a progress bar's ``update``).
     """
     n = d.size
     out = np.empty(n_resamples, dtype=np.float64)
@@ -37,6 +40,8 @@ def bootstrap_means(d: np.ndarray, n_resamples: int, rng: np.random.Generator) -
         stop = min(n_resamples, start + rows)
         idx = rng.integers(0, n, size=(stop - start, n))
         out[start:stop] = d[idx].mean(axis=1)
+        if tick is not None:
+            tick(stop - start)
     return out
 
 

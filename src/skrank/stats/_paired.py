@@ -34,6 +34,7 @@ from ._checks import (
 from ._corrections import CORRECTIONS, TESTS, comparison_table
 from ._permutation import sign_flip
 from ._power import minimum_detectable_difference
+from ._progress import PROGRESS, progress_bar
 from ._results import (
     ComparisonTable,
     DetectableDifference,
@@ -259,7 +260,7 @@ def _wilcoxon(d: np.ndarray, alternative: str) -> SignificanceTest:
 
 @renamed_parameters(seed="rng", confidence="confidence_level")
 @validate_params({**_SHARED, "name_a": InstanceOf(str, "a str"),
-                  "name_b": InstanceOf(str, "a str")})
+                  "name_b": InstanceOf(str, "a str"), "progress": PROGRESS})
 def paired_comparison(
     a: Any,
     b: Any,
@@ -278,6 +279,7 @@ def paired_comparison(
     top_losses: int = 5,
     power: float = 0.8,
     rng: int | np.random.Generator | None = None,
+    progress: bool | None = None,
 ) -> PairedComparison:
     """Compare two systems query by query: difference, intervals, tests, effect size, power.
 
@@ -333,6 +335,10 @@ def paired_comparison(
     rng : int, numpy.random.Generator or None, default=None
         Seed of the bootstrap and of the sign patterns. The same seed gives the same result.
         With ``None`` a seed is drawn and reported in ``seed`` so the run can be repeated.
+    progress : bool or None, default=None
+        A progress bar of the resamples and sign patterns on standard error (tqdm): None
+        shows it on a terminal only, once the work has lasted 2 seconds; True always; False
+        never.
 
     Returns
     -------
@@ -435,13 +441,16 @@ def paired_comparison(
     reported_seed, ss = resolve_seed(seed)
     boot_ss, perm_ss = ss.spawn(2)
 
+    bar = progress_bar(n_resamples + n_permutations, progress,
+                       f"{name_a} vs {name_b}" + (f" on {metric}" if metric else ""),
+                       unit="resample")
     # Intervals.
     if sd == 0.0:
         pct = bca = (mean, mean)
         tci = (mean, mean)
         notes.append("every query has the same difference: the intervals are a single point")
     else:
-        boot = bootstrap_means(d, n_resamples, np.random.default_rng(boot_ss))
+        boot = bootstrap_means(d, n_resamples, np.random.default_rng(boot_ss), bar.update)
         pct = percentile_interval(boot, confidence)
         bca = bca_interval(d, boot, confidence)
         if math.isnan(bca[0]):
@@ -452,7 +461,8 @@ def paired_comparison(
 
     # Tests.
     p_rand, used, exact = sign_flip(d, n_permutations, alternative,
-                                    np.random.default_rng(perm_ss))
+                                    np.random.default_rng(perm_ss), bar.update)
+    bar.close()
     n_zero = int(np.count_nonzero(d == 0))
     randomization = SignificanceTest("randomization", mean, p_rand, alternative,
                                      n_resamples=used, exact=exact, n_zero=n_zero)
@@ -514,7 +524,7 @@ def paired_comparison(
 
 @renamed_parameters(seed="rng", confidence="confidence_level")
 @validate_params({"correction": Options(CORRECTIONS), "test": Options(TESTS), "alpha": OPEN_UNIT,
-                  **_SHARED})
+                  **_SHARED, "progress": PROGRESS})
 def compare_many(
     systems: Mapping[str, Any],
     baseline: str,
@@ -534,6 +544,7 @@ def compare_many(
     top_losses: int = 5,
     power: float = 0.8,
     rng: int | np.random.Generator | None = None,
+    progress: bool | None = None,
 ) -> ComparisonTable:
     """Compare several systems with one baseline, correcting for multiple comparisons.
 
@@ -566,6 +577,9 @@ top_losses, power
     rng : int, numpy.random.Generator or None, default=None
         One seed used for every comparison (so each row is reproduced by
         :func:`paired_comparison` with the same seed, and all rows share their resamples).
+    progress : bool or None, default=None
+        A progress bar of the comparisons on standard error (tqdm): None shows it on a
+        terminal only, once the work has lasted 2 seconds; True always; False never.
 
     Returns
     -------
@@ -614,6 +628,8 @@ top_losses, power
         seed, _ = resolve_seed(None)
 
     comparisons = {}
+    bar = progress_bar(len(others), progress, f"comparisons with {baseline}",
+                       unit="comparison")
     for name in others:
         if isinstance(qids, Mapping):
             qa, qb = qids[name], qids[baseline]
@@ -624,7 +640,9 @@ top_losses, power
             name_a=str(name), name_b=str(baseline), n_resamples=n_resamples,
             n_permutations=n_permutations, confidence_level=confidence, alternative=alternative,
             nan_policy=nan_policy, tie_tol=tie_tol, top_losses=top_losses, power=power,
-            rng=seed,
+            rng=seed, progress=False,
         )
+        bar.update()
+    bar.close()
     return comparison_table(comparisons, primary=None if primary is None else str(primary),
                             correction=correction, test=test, alpha=alpha)

@@ -13,6 +13,7 @@ in chunks: 10,000 patterns over 10,000 queries take a fraction of a second witho
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,8 @@ def _count_extreme(stats: np.ndarray, observed: float, tol: float, alternative: 
 
 
 def sign_flip(
-    d: np.ndarray, n_permutations: int, alternative: str, rng: np.random.Generator
+    d: np.ndarray, n_permutations: int, alternative: str, rng: np.random.Generator,
+    tick: Callable[[int], Any] | None = None,
 ) -> tuple[float, int, bool]:
     """Return ``(pvalue, number of sign patterns used, exact)`` for the differences ``d``.
 
@@ -54,7 +56,9 @@ def sign_flip(
     differences and ``2**m <= n_permutations`` every pattern is enumerated and the p-value is
     the exact share of patterns at least as extreme as the observed one (the identity pattern
     included, so it is never 0). Otherwise ``n_permutations`` random patterns give
-    ``p = (b + 1) / (B + 1)``, a valid p-value that is never 0.
+    ``p = (b + 1) / (B + 1)``, a valid p-value that is never 0. ``tick(k)``, when given, is
+    called after each chunk of ``k`` random patterns (a progress bar's ``update``; enumerated
+    patterns are few and not counted).
     """
     nz = d[d != 0]
     m = nz.size
@@ -88,6 +92,8 @@ def sign_flip(
         raw = np.frombuffer(rng.bytes(k * n_bytes), dtype=np.uint8).reshape(k, n_bytes)
         stats = table[raw + offsets].sum(axis=1)
         count += _count_extreme(stats, observed, tol, alternative)
+        if tick is not None:
+            tick(k)
     return (count + 1) / (n_permutations + 1), n_permutations, False
 
 
