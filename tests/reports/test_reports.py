@@ -441,3 +441,27 @@ def test_plotting_without_matplotlib_names_the_extra(two, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # import fails
     with pytest.raises(ImportError, match=r"pip install 'skrank\[plot\]'"):
         plot_differences(report.comparison("model", "rr"))
+
+
+# --------------------------------------------------------------------------- progress
+
+
+def test_build_report_progress_on_a_terminal_only(capsys, monkeypatch):
+    from skrank.stats import _progress
+
+    results, qid = _systems()
+    qids, counts = count_candidates(qid)
+    segs = [by_candidates(qids, counts, bins=2)]
+    monkeypatch.setattr(_progress, "AUTO_DELAY", 0.0)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)  # a terminal
+    build_report(results, baseline="bm25", segmentations=segs, rng=0, **FAST)
+    err = capsys.readouterr().err
+    # 2 compared systems x 3 metrics + 2 segment tables, one bar, cleared at the end
+    assert "comparisons" in err and "0/8" in err
+    build_report(results, baseline="bm25", rng=0, progress=False, **FAST)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)  # a pipe, a log
+    build_report(results, baseline="bm25", segmentations=segs, rng=0, **FAST)
+    assert capsys.readouterr().err == ""
+    with pytest.raises(InvalidParameterError, match="'progress' parameter of build_report"):
+        build_report(results, baseline="bm25", rng=0, progress="auto")

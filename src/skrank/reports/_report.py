@@ -16,6 +16,7 @@ from ..segments import Segmentation, SegmentTable, _key, segment_table
 from ..stats import ComparisonTable, PairedComparison, comparison_table, paired_comparison
 from ..stats._checks import check_alternative
 from ..stats._corrections import CORRECTIONS, TESTS
+from ..stats._progress import progress_bar
 
 __all__ = ["Report", "build_report"]
 
@@ -331,6 +332,7 @@ def build_report(
     rng: int | None = None,
     inputs: Sequence[str] = (),
     notes: Sequence[str] = (),
+    progress: bool | None = None,
 ) -> Report:
     """Compare systems evaluated with :func:`skrank.evaluate` and segment the comparison.
 
@@ -365,6 +367,10 @@ def build_report(
         comparison). None draws one, reported in ``Report.seed``.
     inputs, notes : sequence of str, default=()
         Lines describing the input, and remarks to carry into the report.
+    progress : bool or None, default=None
+        A progress bar of the comparisons and segment tables on standard error (tqdm): None
+        shows it on a terminal only, once the work has lasted 2 seconds; True always; False
+        never.
 
     Returns
     -------
@@ -449,6 +455,12 @@ def build_report(
     if seed is None:
         seed = int(np.random.default_rng().integers(0, 2**63))
     check_int("seed", seed, min_value=0, caller=caller)
+    if progress is not None and not isinstance(progress, bool):
+        raise param_error("progress", "None (on a terminal), True or False", progress, caller)
+    n_tables = len(segmentations) * (len(compared) if baseline is not None else len(systems))
+    bar = progress_bar(len(compared) * len(metrics) + n_tables, progress,
+                       "comparisons" if baseline is not None else "segment tables",
+                       unit="comparison")
 
     stat_kwargs = dict(n_resamples=n_resamples, n_permutations=n_permutations,
                        confidence_level=confidence, alternative=alternative, rng=seed)
@@ -464,9 +476,10 @@ def build_report(
                 comp = paired_comparison(
                     res[m].per_query, base[m].per_query, qids_a=res.qids, qids_b=base.qids,
                     metric=str(m), name_a=name, name_b=baseline, nan_policy="omit",
-                    top_losses=top_losses, **stat_kwargs,
+                    top_losses=top_losses, progress=False, **stat_kwargs,
                 )
                 comparisons[comparison_name(name, m, len(compared))] = comp
+                bar.update()
         table = comparison_table(comparisons, primary=primary_name, correction=correction,
                                  test=test, alpha=alpha)
         for comp in comparisons.values():
@@ -498,6 +511,8 @@ def build_report(
                 name_a=name, name_b=base_name or "baseline", correction=correction, test=test,
                 alpha=alpha, **stat_kwargs,
             ))
+            bar.update()
+    bar.close()
     settings = {
         "correction": correction, "test": test, "alpha": float(alpha),
         "confidence": float(confidence), "alternative": alternative,
