@@ -155,7 +155,9 @@ class Conventions:
     arithmetic : {"lightgbm", "xgboost"}, default="lightgbm"
         Order of the floating-point operations of NDCG: ``DCG * (1 / IDCG)`` (LightGBM) or
         ``sum(gain * discount * (1 / IDCG))`` (XGBoost); under ``"xgboost"`` a weighted P@k
-        also adds ``(hits * weight) / divisor`` per query, as XGBoost's ``pre@k`` does.
+        also adds ``(hits * weight) / divisor`` per query, as XGBoost's ``pre@k`` does, and
+        a query's weight is the one weight all its rows carry (XGBoost has one weight per
+        query group; rows of a query with different weights are refused).
         Values differ by a few units in the last place at most; this exists only to
         reproduce each library bit for bit.
     metric_exceptions : mapping or tuple, default=()
@@ -379,8 +381,9 @@ _PRESETS: dict[str, dict[str, Any]] = {
     ),
     # XGBoost 2.x/3.x ranking metrics: float32 predictions, stable sort, 2**l - 1 gain,
     # top 32 without @k, empty queries count 1 (0 with the "-" suffix: pass empty="zero"),
-    # pre@k divides by min(k, n), map@k by min(relevant, k); labels are held as float32
-    # (MetaInfo), and a weighted pre@k adds (hits * weight) / divisor per query.
+    # pre@k divides by min(k, n), map@k by min(relevant, k); labels and weights are held as
+    # float32 (MetaInfo), one weight per query group, and a weighted pre@k adds
+    # (hits * weight) / divisor per query.
     "xgboost": dict(
         gain=_XGBOOST_GAIN,
         ties="input",
@@ -391,6 +394,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         idcg="ranked",
         score_precision="float32",
         label_precision="float32",
+        weight_precision="float32",
         default_k=32,
         arithmetic="xgboost",
         empty_weighted=False,

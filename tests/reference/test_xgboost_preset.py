@@ -89,7 +89,8 @@ def test_non_integer_labels_are_float32_labels(seed):
 
 def xgboost_weighted(y, s, qid, w, metrics):
     d = xgb.DMatrix(np.zeros((len(y), 1)), label=y, qid=qid, base_margin=s, weight=w)
-    booster = xgb.train({"objective": "rank:map", "eval_metric": metrics, "nthread": 1}, d,
+    objective = "rank:map" if set(np.unique(y)) <= {0, 1} else "rank:ndcg"
+    booster = xgb.train({"objective": objective, "eval_metric": metrics, "nthread": 1}, d,
                         num_boost_round=0)
     fields = booster.eval(d, "v").split("\t")[1:]
     return {f[2:].split(":")[0]: float(f.split(":")[1]) for f in fields}
@@ -133,3 +134,31 @@ def test_query_weights_and_empty_queries():
                           sample_weight=row_w)
     assert float(f"{res['ndcg@2'].value:.17g}") == theirs["ndcg@2"]
     assert float(f"{res['ap@2'].value:.17g}") == theirs["map@2"]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_float64_query_weights_are_float32_group_weights(seed):
+    # XGBoost holds its one weight per query group as float32; float64 weights given to
+    # every row of their query were averaged in float64 and differed from XGBoost's values
+    # (issue 13); weight_precision="float32" and one weight per query reproduce them
+    y, s, qid = random_tied(900 + seed, binary=seed % 2 == 0)
+    w = np.random.default_rng(seed).uniform(0.2, 3, qid.max() + 1)
+    metrics = ["ndcg@3", "ndcg@10", "ndcg"]
+    if seed % 2 == 0:  # rank:map takes binary labels only
+        metrics += ["map@5", "map", "pre@5", "pre"]
+    theirs = xgboost_weighted(y, s, qid, w, metrics)
+    assert skrank_printed(y, s, qid, metrics, sample_weight=w[qid]) == theirs
+
+
+def test_rows_of_a_query_with_different_weights_are_refused():
+    y, s, qid = random_tied(950)
+    w = np.random.default_rng(0).uniform(0.2, 3, len(y))  # one weight per row
+    with pytest.raises(xgb.core.XGBoostError, match="number of query groups"):
+        xgboost_weighted(y, s, qid, w, ["ndcg@5"])
+    with pytest.raises(skrank.InputError, match=r"The 'sample_weight' parameter of evaluate "
+                                                r"must give every row of a query the same "
+                                                r"weight under arithmetic='xgboost'"):
+        skrank.evaluate(y, s, qid, metrics=["ndcg@5"], preset="xgboost", sample_weight=w)
+    # the LightGBM rule (the mean of the rows' weights) takes them
+    skrank.evaluate(y, s, qid, metrics=["ndcg@5"], preset="xgboost", sample_weight=w,
+                    arithmetic="lightgbm")

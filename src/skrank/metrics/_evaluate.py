@@ -260,6 +260,8 @@ def evaluate(
         Document ids; needed by ``ties="docid"``. Repeats within a query are an error.
     sample_weight : array-like of shape (n_rows,), optional
         Row weights; a query's weight is the mean of its rows' weights (as in LightGBM).
+        Under ``arithmetic="xgboost"`` (the xgboost preset) the rows of a query must share
+        one weight, XGBoost's one weight per query group.
     retrieved : array-like of bool, optional
         False marks judged documents the system did not return: they are not ranked but
         count in the ideal DCG and the number of relevant documents under ``idcg="pool"``.
@@ -387,7 +389,8 @@ max_label, empty_weighted, arithmetic
         raise param_error("doc_id", "given when ties='docid' (trec_eval's tie rule)", None, caller)
 
     try:
-        weights = _weights(sample_weight, grouping, n, conv.weight_precision, caller)
+        weights = _weights(sample_weight, grouping, n, conv.weight_precision, caller,
+                           one_per_query=conv.arithmetic == "xgboost")
     except InputError:
         if checked is None:
             _check_values(y_true, y_score, mask, conv, specs, caller)
@@ -425,9 +428,15 @@ max_label, empty_weighted, arithmetic
     return EvaluationResult(tuple(specs), grouping.qids, conv, results)
 
 
-def _weights(sample_weight, grouping: Grouping, n: int, precision: str, caller: str):
+def _weights(sample_weight, grouping: Grouping, n: int, precision: str, caller: str,
+             one_per_query: bool = False):
     """Each query's weight: the mean of its rows' ``sample_weight`` (None without weights),
-    the rows' weights held at ``precision`` (``"input"`` or ``"float32"``)."""
+    the rows' weights held at ``precision`` (``"input"`` or ``"float32"``).
+
+    ``one_per_query`` (``arithmetic="xgboost"``): XGBoost has one weight per query group and
+    refuses per-row weights, so every row of a query must carry the same weight, which is
+    the query's weight as it is (no mean, whose float sum can move it by an ulp).
+    """
     if sample_weight is None:
         return None
     w = _numeric("sample_weight", _as_1d("sample_weight", sample_weight, caller), caller)
@@ -446,7 +455,30 @@ def _weights(sample_weight, grouping: Grouping, n: int, precision: str, caller: 
     if precision == "float32" or w.dtype.itemsize < 4:  # float16 is summed as float32 too
         w = _to_float32(w, "sample_weight", "weights", "weight_precision", caller)
     w = np.ascontiguousarray(w, dtype=w.dtype.newbyteorder("="))
+    if one_per_query:
+        return _one_weight_per_query(w, grouping, caller)
     return A.query_weights(grouping.rows, grouping.offsets, w)  # rows: arange if contiguous
+
+
+def _one_weight_per_query(w: np.ndarray, grouping: Grouping, caller: str) -> np.ndarray:
+    """The weight shared by the rows of each query, or the standard error naming the first
+    row whose weight differs from its query's first row."""
+    by_query = w[grouping.rows] if grouping.order is not None else w
+    first = by_query[grouping.offsets[:-1]]
+    differ = np.flatnonzero(by_query != np.repeat(first, grouping.sizes))
+    if differ.size:
+        q = int(np.searchsorted(grouping.offsets, differ[0], side="right")) - 1
+        row = int(grouping.rows[differ[0]])
+        raise InputError(
+            f"The 'sample_weight' parameter of {caller} must give every row of a query the "
+            "same weight under arithmetic='xgboost' (the xgboost preset): XGBoost has one "
+            "weight per query group and refuses per-row weights. Got "
+            f"{by_query[differ[0]].item()!r} at row {row} and "
+            f"{first[q].item()!r} at the first row of query {grouping.qids[q].item()!r} "
+            "instead. Give each query one weight, or choose arithmetic='lightgbm' (the mean "
+            "of the rows' weights)."
+        )
+    return first
 
 
 def _labels_array(arr: np.ndarray) -> np.ndarray:

@@ -139,7 +139,8 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
         if plan.weighted:
             grouping = Grouping(res.qids, offsets, None)
             weights = _weights(sample_weight, grouping, n, plan.conventions.weight_precision,
-                               plan.caller)
+                               plan.caller,
+                               one_per_query=plan.conventions.arithmetic == "xgboost")
     except SkrankError as exc:
         message = str(exc)
         if locate is not None:
