@@ -18,10 +18,11 @@ LEVELS = {
     "exceptions": 0, "_numbers": 0, "_validation": 1, "conventions": 2, "_routing": 2,
     # the ranking metrics, with their kernels, grouping and threads
     "metrics": 3,
-    # statistics over per-query values
-    "stats": 4,
-    # families and consumers of the metrics, side by side; the file readers beside them
-    "scorers": 5, "survival": 5, "uplift": 5, "online": 5, "segments": 5, "io": 5,
+    # statistics over per-query values; the file readers beside them (segments' query logs,
+    # cli and datasets read through them)
+    "stats": 4, "io": 4,
+    # families and consumers of the metrics, side by side
+    "scorers": 5, "survival": 5, "uplift": 5, "online": 5, "segments": 5,
     "recsys": 5, "fairness": 5,
     # what builds on a scorer or a reader
     "integrations": 6, "pipeline": 6, "datasets": 6,
