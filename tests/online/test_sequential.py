@@ -1,15 +1,24 @@
-"""group_sequential_bounds: published Lan-DeMets values, exact alpha, peeking simulation."""
+"""Group-sequential bounds and planning: published Lan-DeMets values, spotify-confidence,
+exact alpha and power by scipy's multivariate normal, peeking and power simulations."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from skrank.exceptions import InvalidParameterError
-from skrank.online import GroupSequentialBounds, group_sequential_bounds
+from skrank.online import (
+    GroupSequentialBounds,
+    duration_days,
+    group_sequential_bounds,
+    inflation_factor,
+    sample_size_per_arm,
+)
 
 # Two-sided alpha=0.05, 5 equally spaced looks (gsDesign test.type=2 / ldbounds; Jennison and
 # Turnbull, Group Sequential Methods, 2000, ch. 7), printed to 4 decimals.
@@ -98,3 +107,110 @@ def test_partial_information_spends_less():
 def test_bad_parameters(kwargs, match):
     with pytest.raises(InvalidParameterError, match=match):
         group_sequential_bounds(**kwargs)
+
+
+# -- one-sided bounds, the power family, planning ----------------------------------------------
+
+REFS = json.loads((Path(__file__).parent / "data" / "references.json").read_text())
+
+
+@pytest.mark.parametrize("case", REFS["spotify_confidence_bounds"],
+                         ids=lambda c: f"{len(c['information'])}looks-{c['sides']}sided")
+def test_power_family_equals_spotify_confidence(case):
+    # spotify-confidence 4.1.0 (its port of ldbounds' landem) computes each side's upper
+    # bound with alpha / sides and rho; its grid (step 0.05 sd, at most 1,000 intervals)
+    # agrees with ours to about 6e-5 (ours is exact to 1e-6 by the bivariate normal below)
+    gs = group_sequential_bounds(case["information"], alpha=case["alpha"] / case["sides"],
+                                 spending="kim_demets", rho=case["rho"], alternative="greater")
+    np.testing.assert_allclose(gs.alpha_spent, case["alpha_spent"], rtol=1e-12)
+    np.testing.assert_allclose(gs.bounds, case["bounds"], atol=1e-4)
+    assert gs.rho == case["rho"] and gs.alternative == "greater"
+
+
+@pytest.mark.parametrize("spending", ["obrien_fleming", "pocock", "kim_demets"])
+def test_one_sided_two_looks_spend_exactly_alpha(spending):
+    t = np.array([0.3, 1.0])
+    gs = group_sequential_bounds(t, alpha=0.025, spending=spending, alternative="greater")
+    r = math.sqrt(t[0] / t[1])
+    mvn = stats.multivariate_normal(mean=[0, 0], cov=[[1, r], [r, 1]])
+    assert 1 - mvn.cdf(gs.bounds) == pytest.approx(0.025, abs=1e-7)
+    assert gs.first_crossing([-5.0, gs.bounds[1]]) == 1  # one-sided: -5 is no crossing
+
+
+@pytest.mark.parametrize("spending", ["obrien_fleming", "pocock"])
+def test_power_at_the_design_drift_by_the_bivariate_normal(spending):
+    # two looks: P(reject upwards) = P(Z1 >= c1) + P(|Z1| < c1, Z2 >= c2) with
+    # Z_k ~ N(drift sqrt(t_k), 1), corr sqrt(t1 / t2)
+    t = np.array([0.5, 1.0])
+    gs = group_sequential_bounds(t, spending=spending)
+    drift = gs.drift(0.9)
+    r = math.sqrt(t[0] / t[1])
+    mu = drift * np.sqrt(t)
+    mvn = stats.multivariate_normal(mean=mu, cov=[[1, r], [r, 1]])
+    c1, c2 = gs.bounds
+    power = stats.norm.sf(c1 - mu[0]) + mvn.cdf([c1, mu[1] + 40], lower_limit=[-c1, c2])
+    assert power == pytest.approx(0.9, abs=1e-6)
+    fixed = stats.norm.isf(0.025) + stats.norm.ppf(0.9)
+    assert gs.inflation_factor(0.9) == pytest.approx((drift / fixed) ** 2, rel=1e-12)
+    assert gs.inflation_factor(0.9) > 1
+
+
+def test_inflation_factor_by_simulation_and_grid():
+    # 5 looks, O'Brien-Fleming type: Brownian motion with the design drift first crosses a
+    # bound upwards with probability 0.8 (200,000 paths, 4 binomial standard errors: +-0.0036)
+    gs = group_sequential_bounds(5)
+    drift = gs.drift(0.8)
+    rng = np.random.default_rng(5)
+    n = 200_000
+    t = gs.information
+    steps = rng.standard_normal((n, 5)) * np.sqrt(np.diff(t, prepend=0)) + drift * np.diff(
+        t, prepend=0)
+    z = steps.cumsum(axis=1) / np.sqrt(t)
+    crossed = np.abs(z) >= gs.bounds
+    first = np.where(crossed.any(axis=1), crossed.argmax(axis=1), -1)
+    rate = np.mean((first >= 0) & (z[np.arange(n), first] > 0))
+    assert abs(rate - 0.8) < 4 * math.sqrt(0.8 * 0.2 / n)
+    # one look at t = 1 is the fixed design; the planning grid is as exact as a fine one
+    assert inflation_factor(1) == pytest.approx(1.0, abs=1e-10)
+    assert inflation_factor(5) == pytest.approx(
+        group_sequential_bounds(5, n_grid=1601).inflation_factor(), rel=1e-8)
+    # Pocock's spends more early and costs more units than O'Brien-Fleming's
+    assert inflation_factor(5, spending="pocock") > inflation_factor(5) > 1
+
+
+def test_sample_size_and_duration_account_for_looks():
+    fixed = sample_size_per_arm(0.10, 0.01)
+    for spending in ("obrien_fleming", "pocock"):
+        factor = inflation_factor(5, spending=spending)
+        n = sample_size_per_arm(0.10, 0.01, looks=5, spending=spending)
+        pbar, d = 0.105, 0.01
+        exact = (stats.norm.isf(0.025) * math.sqrt(2 * pbar * (1 - pbar))
+                 + stats.norm.ppf(0.8) * math.sqrt(0.1 * 0.9 + 0.11 * 0.89)) ** 2 / d**2
+        assert n == math.ceil(exact * factor)
+        assert n > fixed
+    one_sided = sample_size_per_arm(0.10, 0.01, looks=[0.5, 1.0], alternative="greater")
+    factor = inflation_factor([0.5, 1.0], alternative="greater")
+    fixed_one = sample_size_per_arm(0.10, 0.01, alternative="greater")
+    assert fixed_one * factor - 1 < one_sided <= fixed_one * factor + 1
+    assert duration_days(10_000, 1_000) == 20
+    assert duration_days(10_000, 1_000, arms=3, traffic_share=0.5) == 60
+    assert duration_days(10_001, 1_000) == 21
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: sample_size_per_arm(0.1, 0.01, looks=0), "'looks' parameter of sample_size"),
+        (lambda: sample_size_per_arm(0.1, 0.01, looks=3, spending="x"), "'spending' parameter"),
+        (lambda: inflation_factor(3, power=1.0), "'power' parameter of inflation_factor"),
+        (lambda: group_sequential_bounds(3, alternative="less"), "'alternative' parameter"),
+        (lambda: group_sequential_bounds(3, spending="kim_demets", rho=0), "'rho' parameter"),
+        (lambda: duration_days(0, 100), "'units_per_arm' parameter"),
+        (lambda: duration_days(10, 0), "'daily_units' parameter"),
+        (lambda: duration_days(10, 10, arms=1), "'arms' parameter"),
+        (lambda: duration_days(10, 10, traffic_share=1.5), "'traffic_share' parameter"),
+    ],
+)
+def test_planning_errors(call, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        call()

@@ -82,7 +82,13 @@ from ._results import (
     SampleRatioCheck,
     ZTestResult,
 )
-from ._sequential import SPENDING_FUNCTIONS, group_sequential_bounds
+from ._sequential import (
+    SEQUENTIAL_ALTERNATIVES,
+    SPENDING_FUNCTIONS,
+    duration_days,
+    group_sequential_bounds,
+    inflation_factor,
+)
 
 __all__ = [
     "ALTERNATIVES",
@@ -95,6 +101,7 @@ __all__ = [
     "INTERLEAVING_METHODS",
     "MARGIN_SCALES",
     "NO_CLICK_RULES",
+    "SEQUENTIAL_ALTERNATIVES",
     "SPENDING_FUNCTIONS",
     "AlwaysValidResult",
     "CascadeModel",
@@ -119,10 +126,12 @@ __all__ = [
     "decide",
     "direct_method",
     "doubly_robust",
+    "duration_days",
     "estimate_propensities_shuffle",
     "estimate_propensities_swap",
     "group_sequential_bounds",
     "independent_ips",
+    "inflation_factor",
     "interleaving_test",
     "ips",
     "pbm_ips",

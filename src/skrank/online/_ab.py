@@ -232,6 +232,8 @@ def sample_size_per_arm(
     power: float = 0.8,
     alternative: str = "two-sided",
     relative: bool = False,
+    looks: Any = None,
+    spending: str = "obrien_fleming",
 ) -> int:
     """Trials per arm for a two-proportion z-test to detect ``effect`` with ``power``.
 
@@ -240,6 +242,10 @@ def sample_size_per_arm(
     ``z_a = z_{1 - alpha/2}`` (two-sided; ``z_{1 - alpha}`` one-sided) and ``z_b = z_{power}``,
     rounded up (Fleiss, *Statistical Methods for Rates and Proportions*, no continuity
     correction). This is the power of :func:`two_proportion_ztest` at that size.
+
+    With ``looks``, the experiment will be analysed at several looks with the boundaries of
+    :func:`group_sequential_bounds`: the size is the fixed one (unrounded) times the
+    design's :func:`inflation_factor`, then rounded up, as gsDesign does with ``n.fix``.
 
     Parameters
     ----------
@@ -254,6 +260,11 @@ def sample_size_per_arm(
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
     relative : bool, default=False
         Whether ``effect`` is relative to ``baseline``.
+    looks : int, array-like or None, default=None
+        None for one analysis at the end; else the planned looks, as ``information`` of
+        :func:`group_sequential_bounds` (a number of equally spaced looks, or fractions).
+    spending : {"obrien_fleming", "pocock", "kim_demets"}, default="obrien_fleming"
+        Spending function of the looks (ignored without ``looks``).
 
     Returns
     -------
@@ -266,6 +277,10 @@ def sample_size_per_arm(
     14751
     >>> sample_size_per_arm(0.10, 0.10, relative=True)
     14751
+    >>> sample_size_per_arm(0.10, 0.01, looks=5)                      # O'Brien-Fleming
+    15116
+    >>> sample_size_per_arm(0.10, 0.01, looks=5, spending="pocock")
+    17888
     """
     caller = "sample_size_per_arm"
     for name, v in (("baseline", baseline), ("alpha", alpha), ("power", power)):
@@ -278,6 +293,11 @@ def sample_size_per_arm(
     if not (ok and math.isfinite(effect)):
         raise param_error("effect", "a finite non-zero real number", effect, caller)
     alternative = check_alternative(alternative, caller)
+    if looks is not None:
+        from ._sequential import SPENDING_FUNCTIONS, _information
+
+        looks = _information(looks, caller, "looks")
+        check_choice("spending", spending, SPENDING_FUNCTIONS, caller)
     p1 = float(baseline)
     delta = float(effect) * p1 if relative else float(effect)
     p2 = p1 + delta
@@ -290,7 +310,14 @@ def sample_size_per_arm(
     z_b = special.ndtri(power)
     pbar = (p1 + p2) / 2
     num = z_a * math.sqrt(2 * pbar * (1 - pbar)) + z_b * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))
-    return math.ceil(num**2 / delta**2 - 1e-9)
+    n = num**2 / delta**2
+    if looks is not None:
+        from ._sequential import inflation_factor
+
+        side = "two-sided" if alternative == "two-sided" else "greater"
+        n *= inflation_factor(looks, alpha=alpha, power=power, spending=spending,
+                              alternative=side)
+    return math.ceil(n - 1e-9)
 
 
 def _ratio_parts(numerator: Any, denominator: Any, caller: str, suffix: str = "") -> tuple:

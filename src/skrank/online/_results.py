@@ -537,9 +537,17 @@ class GroupSequentialBounds(_ToDict):
     alpha_spent : ndarray of shape (n_looks,)
         Cumulative type I error spent up to each look.
     alpha : float
-        Total two-sided type I error.
+        Total type I error (two-sided: both sides together).
     spending : str
-        ``"obrien_fleming"`` or ``"pocock"`` (Lan-DeMets spending functions).
+        ``"obrien_fleming"``, ``"pocock"`` or ``"kim_demets"`` (Lan-DeMets spending
+        functions).
+    alternative : str
+        ``"two-sided"`` (reject when ``|z_k| >= bounds[k]``) or ``"greater"``
+        (``z_k >= bounds[k]``).
+    n_grid : int
+        Simpson nodes per look of the numerical integration.
+    rho : float or None
+        Exponent of the ``"kim_demets"`` spending function (None for the others).
     """
 
     information: np.ndarray
@@ -548,16 +556,36 @@ class GroupSequentialBounds(_ToDict):
     alpha_spent: np.ndarray
     alpha: float
     spending: str
+    alternative: str = "two-sided"
+    n_grid: int = 801
+    rho: float | None = None
 
     def first_crossing(self, z: Any) -> int | None:
-        """Index of the first look whose ``|z|`` reaches its bound (z of looks so far), or
-        None."""
-        z = np.abs(np.asarray(z, dtype=np.float64))
+        """Index of the first look whose ``|z|`` (``z`` one-sided) reaches its bound (z of
+        looks so far), or None."""
+        z = np.asarray(z, dtype=np.float64)
+        if self.alternative == "two-sided":
+            z = np.abs(z)
         hit = np.flatnonzero(z >= self.bounds[: z.size])
         return int(hit[0]) if hit.size else None
 
+    def drift(self, power: float = 0.8) -> float:
+        """The mean of ``z`` at full information at which these bounds reject with
+        probability ``power`` (at any look)."""
+        from ._sequential import design_drift
+
+        return design_drift(self, power)
+
+    def inflation_factor(self, power: float = 0.8) -> float:
+        """``(drift(power) / (z_{1 - alpha/2} + z_{power}))**2``: the sample size of the
+        design over that of a fixed-sample test of the same alpha and power."""
+        from scipy import special
+
+        z_a = special.ndtri(1 - self.alpha / (2 if self.alternative == "two-sided" else 1))
+        return float((self.drift(power) / (z_a + special.ndtri(power))) ** 2)
+
     def __str__(self) -> str:
-        rows = [f"GroupSequentialBounds: {self.bounds.size} looks, two-sided alpha="
+        rows = [f"GroupSequentialBounds: {self.bounds.size} looks, {self.alternative} alpha="
                 f"{self.alpha:g}, Lan-DeMets {self.spending} spending"]
         for k, (t, b, p, a) in enumerate(zip(self.information, self.bounds, self.nominal_p,
                                              self.alpha_spent)):
