@@ -55,7 +55,7 @@ WEIGHT_PRECISIONS = ("input", "float32")
 #: Order of floating-point operations in NDCG (to reproduce a library to the last bit).
 ARITHMETICS = ("lightgbm", "xgboost")
 #: Names accepted by ``preset=``.
-PRESETS = ("lightgbm", "xgboost", "trec_eval", "trec_eval9", "sklearn")
+PRESETS = ("lightgbm", "xgboost", "trec_eval", "trec_eval9", "sklearn", "spark")
 
 GainSpec = Union[str, tuple[float, ...]]  # noqa: UP007 (a runtime alias on Python 3.10)
 
@@ -358,6 +358,8 @@ def _fmt_number(x: float) -> str:
 _LIGHTGBM_GAIN = tuple(float(2**i - 1) for i in range(31))
 # XGBoost computes 2**label - 1 for labels up to 31.
 _XGBOOST_GAIN = tuple(float(2**i - 1) for i in range(32))
+# Spark's RankingMetrics is binary: a document in the truth set has gain 1 (labels 1..31).
+_BINARY_GAIN = (0.0,) + (1.0,) * 31
 
 # Each preset reproduces one library; the comment says where the choice was measured.
 _PRESETS: dict[str, dict[str, Any]] = {
@@ -424,6 +426,23 @@ _PRESETS: dict[str, dict[str, Any]] = {
         idcg="ranked",
         score_precision="float64",
     ),
+    # Spark's pyspark.mllib RankingMetrics (and pyspark.ml RankingEvaluator, built on it),
+    # measured with pyspark 4.3.0 (tests/spark/test_spark_preset.py): the ranked list as given
+    # (input order), binary relevance (membership of the truth set; relevance values passed
+    # from Python are ignored), precisionAt(k) divides by k, recall and MAP by the truth set's
+    # size and meanAveragePrecisionAt(k) by min(|truth|, k), all counting truth documents the
+    # ranking missed (the pool), NDCG binary with the ideal DCG of the truth set, an empty
+    # truth set scores 0. Repeated predicted ids count again there: skrank refuses them.
+    "spark": dict(
+        gain=_BINARY_GAIN,
+        ties="input",
+        empty="zero",
+        rel_min=1.0,
+        ap_denominator="min_k",
+        p_divisor="k",
+        idcg="pool",
+        score_precision="float64",
+    ),
 }
 
 
@@ -468,9 +487,10 @@ def resolve_conventions(
 
     Parameters
     ----------
-    preset : {"lightgbm", "xgboost", "trec_eval", "trec_eval9", "sklearn"} or None
+    preset : {"lightgbm", "xgboost", "trec_eval", "trec_eval9", "sklearn", "spark"} or None
         Start from the conventions of a reference library instead of skrank's defaults
-        (``"trec_eval"`` is trec_eval 10, ``"trec_eval9"`` trec_eval 9.x and pytrec_eval).
+        (``"trec_eval"`` is trec_eval 10, ``"trec_eval9"`` trec_eval 9.x and pytrec_eval,
+        ``"spark"`` Spark's ``RankingMetrics``).
     conventions : Conventions or None
         Start from this value instead (exclusive with ``preset``).
     **overrides
