@@ -6,11 +6,13 @@ import os
 
 import numpy as np
 
+from .._validation import validate_params
 from ..exceptions import InputError
 
 __all__ = ["read_query_log"]
 
 
+@validate_params({})  # source: opened in the body, whose errors name the file
 def read_query_log(source: str | os.PathLike[str]) -> np.ndarray:
     """Read a query log: the first field of each line is the id of a query that was issued.
 
