@@ -68,6 +68,7 @@ from ._interleaving import (
     simulate_interleaving,
     team_draft_interleave,
 )
+from ._novelty import novelty_test
 from ._results import (
     AlwaysValidResult,
     Decision,
@@ -76,6 +77,7 @@ from ._results import (
     GroupSequentialBounds,
     InterleavingResult,
     MetricEffect,
+    NoveltyResult,
     OffPolicyEstimate,
     PropensityEstimate,
     RatioEstimate,
@@ -112,6 +114,7 @@ __all__ = [
     "Interleaving",
     "InterleavingResult",
     "MetricEffect",
+    "NoveltyResult",
     "OffPolicyEstimate",
     "PositionBasedModel",
     "PropensityEstimate",
@@ -134,6 +137,7 @@ __all__ = [
     "inflation_factor",
     "interleaving_test",
     "ips",
+    "novelty_test",
     "pbm_ips",
     "probabilistic_interleave",
     "ratio_metric",

@@ -22,6 +22,7 @@ __all__ = [
     "GroupSequentialBounds",
     "InterleavingResult",
     "MetricEffect",
+    "NoveltyResult",
     "OffPolicyEstimate",
     "PropensityEstimate",
     "RatioEstimate",
@@ -801,3 +802,101 @@ class AlwaysValidResult(_ToDict):
                 f"[{_fmt(float(self.ci[k, 0]))}, {_fmt(float(self.ci[k, 1]))}], "
                 f"always-valid p = {_fmt_p(float(self.p_value[k]))}")
         return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class NoveltyResult(_ToDict):
+    """The effect by exposure day and tests for its trend, from :func:`novelty_test`.
+
+    Attributes
+    ----------
+    metric : str
+        The metric.
+    arm, control : scalar
+        The treatment and the control arm.
+    days : ndarray
+        The sorted days.
+    n_control, n_arm : ndarray of int
+        Rows per arm on each day.
+    effect, se : ndarray
+        Difference of means (arm - control) on each day and its Welch standard error.
+    ci : ndarray of shape (n_days, 2)
+        Welch t interval of each day's effect.
+    slope, slope_se, slope_p_value : float
+        Change of the effect per day (inverse-variance weighted least squares), its standard
+        error and the two-sided z-test p-value; a negative slope on a positive effect is a
+        novelty effect fading, a positive one users learning.
+    early_days : int
+        Days in the early period.
+    early_effect, late_effect, early_late_p_value : float
+        Inverse-variance weighted mean effects of the early and the later days, and the
+        two-sided p-value of their difference.
+    confidence_level : float
+        Level of ``ci``.
+    """
+
+    metric: str
+    arm: Any
+    control: Any
+    days: np.ndarray
+    n_control: np.ndarray
+    n_arm: np.ndarray
+    effect: np.ndarray
+    se: np.ndarray
+    ci: np.ndarray
+    slope: float
+    slope_se: float
+    slope_p_value: float
+    early_days: int
+    early_effect: float
+    late_effect: float
+    early_late_p_value: float
+    confidence_level: float
+
+    def __str__(self) -> str:
+        rows = [
+            f"NoveltyResult: {self.metric}, {self.arm!s} vs {self.control!s}, "
+            f"{self.days.size} days (Welch per day; trend by inverse-variance weighted least "
+            "squares)",
+            f"  slope {_fmt(self.slope)} per day (se {_fmt(self.slope_se)}), p = "
+            f"{_fmt_p(self.slope_p_value)}",
+            f"  first {self.early_days} days {_fmt(self.early_effect)}, later "
+            f"{_fmt(self.late_effect)}, p = {_fmt_p(self.early_late_p_value)}",
+        ]
+        for d, e, (lo, hi) in zip(self.days, self.effect, self.ci):
+            rows.append(f"  day {d:g}: {_fmt(float(e))} [{_fmt(float(lo))}, {_fmt(float(hi))}]")
+        return "\n".join(rows)
+
+    def plot(self, ax: Any = None) -> Any:
+        """Draw the daily effects with their intervals and the fitted trend (matplotlib).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes or None
+            Where to draw; a new figure when None.
+
+        Returns
+        -------
+        matplotlib Axes
+        """
+        if ax is None:
+            try:
+                import matplotlib.pyplot as plt
+            except ImportError as exc:  # pragma: no cover - exercised without matplotlib
+                raise ImportError("Plotting needs matplotlib; install it with: pip install "
+                                  "'skrank[plot]'") from exc
+            ax = plt.subplots()[1]
+        err = np.vstack([self.effect - self.ci[:, 0], self.ci[:, 1] - self.effect])
+        ax.errorbar(self.days, self.effect, yerr=err, fmt="o", capsize=3,
+                    label=f"daily effect ({self.confidence_level:.0%} CI)")
+        if math.isfinite(self.slope):
+            w = 1 / self.se**2
+            dbar = float(w @ self.days / w.sum())
+            ebar = float(w @ self.effect / w.sum())
+            ax.plot(self.days, ebar + self.slope * (self.days - dbar), "-",
+                    label=f"trend {self.slope:+.3g}/day (p = {_fmt_p(self.slope_p_value)})")
+        ax.axhline(0.0, color="grey", lw=0.8)
+        ax.set_xlabel("day")
+        ax.set_ylabel(f"{self.metric}: {self.arm!s} - {self.control!s}")
+        ax.legend()
+        return ax
