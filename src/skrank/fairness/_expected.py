@@ -13,6 +13,7 @@ from ..exceptions import InputError
 from ._conventions import ExposureConventions, resolve
 from ._inputs import (
     codes,
+    dense,
     first_duplicate,
     input_error,
     plain,
@@ -354,8 +355,7 @@ def _run_exposure(conv: ExposureConventions, rows: _RunRows, kept: _Kept, n_docs
     p, u = conv.patience, conv.utility
     _, (s_code,) = codes(rows.sample)
     n_s = int(s_code.max(initial=-1)) + 1
-    ranking_keys, ranking = np.unique(rows.q * n_s + s_code, return_inverse=True)
-    ranking = ranking.ravel().astype(np.int64)
+    ranking_keys, ranking = dense(rows.q * n_s + s_code, kept.n_queries * n_s)
     n_samples = np.bincount(ranking_keys // max(n_s, 1), minlength=kept.n_queries)
     dup = first_duplicate(ranking * n_docs + rows.doc)
     if dup >= 0:

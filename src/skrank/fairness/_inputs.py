@@ -45,17 +45,44 @@ def plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _runs(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first value of each run of equal adjacent values, and the run lengths."""
+    if arr.shape[0] == 0:
+        return arr, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, arr[1:] != arr[:-1]])
+    return arr[starts], np.diff(np.r_[starts, arr.shape[0]])
+
+
 def codes(*arrays: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Integer codes of the values of several arrays in one shared, sorted id space."""
-    sizes = [a.shape[0] for a in arrays]
+    """Integer codes of the values of several arrays in one shared, sorted id space.
+
+    Ids usually come in runs (the rows of a query, of a ranking): only the first value of
+    each run is sorted, and the codes are repeated over the run.
+    """
+    heads, lengths = zip(*(_runs(a) for a in arrays))
+    sizes = [h.shape[0] for h in heads]
     try:
-        labels, inverse = np.unique(np.concatenate(arrays), return_inverse=True)
+        labels, inverse = np.unique(np.concatenate(heads), return_inverse=True)
     except TypeError as exc:  # object arrays mixing ids that do not compare
         raise InputError(f"Ids must be of one comparable type (all str or all int): {exc}") \
             from None
     inverse = inverse.ravel().astype(np.int64)
-    parts = np.split(inverse, np.cumsum(sizes)[:-1])
+    parts = [np.repeat(c, n) for c, n in zip(np.split(inverse, np.cumsum(sizes)[:-1]),
+                                             lengths)]
     return labels, parts
+
+
+def dense(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` for int keys in ``[0, size)``, by a table when
+    ``size`` is small beside the number of keys (no sort)."""
+    if size > 4 * keys.shape[0] + 1024:
+        values, inverse = np.unique(keys, return_inverse=True)
+        return values, inverse.ravel().astype(np.int64)
+    present = np.zeros(size, dtype=bool)
+    present[keys] = True
+    values = np.flatnonzero(present)
+    code = np.cumsum(present) - 1
+    return values, code[keys].astype(np.int64)
 
 
 def first_duplicate(keys: np.ndarray) -> int:

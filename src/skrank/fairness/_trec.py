@@ -26,6 +26,78 @@ def _bad(name: str, lineno: int, what: str) -> InputError:
     return InputError(f"{name}, line {lineno}: {what}")
 
 
+def _slow_fields(text: str) -> tuple[list[list[str]], np.ndarray]:
+    """Fields line by line (text with bytes outside ASCII, whose whitespace Python's split
+    knows better)."""
+    fields = [line.split() for line in text.split("\n")]
+    return fields, np.array([len(f) for f in fields], dtype=np.int64)
+
+
+def _columns(text: str, name: str, allowed: tuple[int, ...],
+             what: str) -> tuple[list[np.ndarray], np.ndarray]:
+    """The whitespace-separated fields of each non-blank line, as one array of str per
+    column: the first ``min(allowed)`` columns, then the optional ones ("" where a line
+    lacks them); and the number of fields of every line.
+
+    ASCII text is cut on its bytes, without a loop over lines or fields.
+    """
+    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    ascii_only = raw.size == 0 or int(raw.max()) < 128
+    if ascii_only:
+        newline = raw == 10
+        sep = newline | (raw == 32) | ((raw >= 9) & (raw <= 13))
+        starts = np.flatnonzero(~sep & np.r_[True, sep[:-1]])
+        ends = np.flatnonzero(~sep & np.r_[sep[1:], True]) + 1
+        line = np.cumsum(newline)
+        per_line = np.bincount(line[starts], minlength=int(line[-1]) + 1 if raw.size else 0)
+    else:
+        fields, per_line = _slow_fields(text)
+    bad = (per_line > 0) & ~np.isin(per_line, allowed)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise _bad(name, i + 1, f"expected {' or '.join(map(str, allowed))} fields ({what}), "
+                   f"got {int(per_line[i])}: {text.split(chr(10))[i]!r}")
+    counts = per_line[per_line > 0]
+    if counts.shape[0] == 0:
+        raise InputError(f"{name}: no line with data in the file")
+    first = np.cumsum(counts) - counts
+    out = []
+    for k in range(max(allowed)):
+        has = counts > k
+        if not has.any():
+            values = np.zeros(0, dtype="U1")
+        elif ascii_only:
+            s, e = starts[first[has] + k], ends[first[has] + k]
+            width = int((e - s).max())
+            cut = raw[np.minimum(s[:, None] + np.arange(width), raw.size - 1)]
+            cut[np.arange(width)[None, :] >= (e - s)[:, None]] = 0
+            values = cut.view(f"S{width}").ravel().astype(f"U{width}")
+        else:
+            kept = [f for f in fields if f]
+            values = np.array([f[k] for f, h in zip(kept, has) if h])
+        if k < min(allowed):
+            out.append(values)
+        else:
+            col = np.full(counts.shape[0], "", dtype=values.dtype)
+            col[has] = values
+            out.append(col)
+    return out, per_line
+
+
+def _numbers(col: np.ndarray, dtype: type, per_line: np.ndarray, name: str,
+             what: str) -> np.ndarray:
+    try:
+        return col.astype(dtype)
+    except ValueError:
+        lines = np.flatnonzero(per_line > 0)
+        for i, value in enumerate(col.tolist()):
+            try:
+                dtype(value)
+            except ValueError:
+                raise _bad(name, int(lines[i]) + 1, f"{what}, got {value!r}") from None
+        raise  # pragma: no cover
+
+
 @dataclass(frozen=True)
 class ExpevalQrels:
     """Judgments read from expeval's qrels file, as flat arrays.
@@ -100,39 +172,29 @@ def read_expeval_qrels(source: Source) -> ExpevalQrels:
     from scipy import sparse
 
     text, name = _read(source)
-    qid, doc, rel, rows, gids = [], [], [], [], []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) == 3:
-            q, g, d, r = fields[0], "-1", fields[1], fields[2]
-        elif len(fields) == 4:
-            q, g, d, r = fields
-        else:
-            raise _bad(name, lineno, f"expected 3 or 4 fields (qid [groups] docno rel), got "
-                       f"{len(fields)}: {line!r}")
-        try:
-            grade = int(r)
-        except ValueError:
-            raise _bad(name, lineno, f"the grade must be an integer, got {r!r}") from None
-        labels = [x for x in g.split("|") if x]
-        if not labels:
-            raise _bad(name, lineno, f"no group id in {g!r}")
-        row = len(qid)
-        qid.append(q)
-        doc.append(d)
-        rel.append(grade)
-        rows.extend([row] * len(labels))
-        gids.extend(labels)
-    if not qid:
-        raise InputError(f"{name}: no judgment in the file")
-    group_labels, gcode = np.unique(np.array(gids), return_inverse=True)
-    member = sparse.csr_matrix(
-        (np.ones(len(rows), dtype=bool), (np.array(rows), gcode.ravel())),
-        shape=(len(qid), group_labels.shape[0]), dtype=bool)
-    return ExpevalQrels(np.array(qid), np.array(doc), np.array(rel, dtype=np.int64), member,
-                        group_labels)
+    (a, b, c, d), per_line = _columns(text, name, (3, 4), "qid [groups] docno rel")
+    three = d == ""  # qid docno rel: the group field is expeval's -1
+    qid = a
+    groups = np.where(three, "-1", b)
+    doc = np.where(three, b, c)
+    grade = _numbers(np.where(three, c, d), int, per_line, name, "the grade must be an "
+                     "integer").astype(np.int64)
+    # each distinct group field once: "0|2" -> ["0", "2"]
+    fields, field_of = np.unique(groups, return_inverse=True)
+    split = [[x for x in f.split("|") if x] for f in fields.tolist()]
+    empty = [i for i, parts in enumerate(split) if not parts]
+    if empty:
+        row = int(np.flatnonzero(field_of.ravel() == empty[0])[0])
+        raise _bad(name, int(np.flatnonzero(per_line > 0)[row]) + 1,
+                   f"no group id in {fields[empty[0]]!r}")
+    group_labels = np.unique(np.array([x for parts in split for x in parts]))
+    field_rows = np.repeat(np.arange(len(split)), [len(parts) for parts in split])
+    field_cols = np.searchsorted(group_labels, [x for parts in split for x in parts])
+    field_matrix = sparse.csr_matrix(
+        (np.ones(field_rows.shape[0], dtype=bool), (field_rows, field_cols)),
+        shape=(len(split), group_labels.shape[0]), dtype=bool)
+    member = field_matrix[field_of.ravel()]
+    return ExpevalQrels(qid, doc, grade, member, group_labels)
 
 
 def read_expeval_run(source: Source) -> ExpevalRun:
@@ -158,26 +220,9 @@ def read_expeval_run(source: Source) -> ExpevalRun:
     (['S0', 'S0'], [1, 2], 'tag')
     """
     text, name = _read(source)
-    lines = [line for line in text.splitlines() if line.strip()]
-    tokens = [line.split() for line in lines]
-    bad = next((i for i, t in enumerate(tokens) if len(t) not in (5, 6)), None)
-    if bad is not None:
-        raise _bad(name, text.splitlines().index(lines[bad]) + 1,
-                   f"expected 5 or 6 fields (qid sample docno rank score [tag]), got "
-                   f"{len(tokens[bad])}: {lines[bad]!r}")
-    if not tokens:
-        raise InputError(f"{name}: no ranking in the file")
-    cols = list(zip(*(t[:5] for t in tokens)))
-    try:
-        rank = np.array(cols[3], dtype=np.int64)
-    except ValueError:
-        i = next(i for i, v in enumerate(cols[3]) if not v.lstrip("-").isdigit())
-        raise _bad(name, text.splitlines().index(lines[i]) + 1,
-                   f"the rank must be an integer, got {cols[3][i]!r}") from None
-    try:
-        score = np.array(cols[4], dtype=np.float64)
-    except ValueError:
-        raise InputError(f"{name}: a score is not a number") from None
-    tag = tokens[-1][5] if len(tokens[-1]) == 6 else ""
-    return ExpevalRun(np.array(cols[0]), np.array(cols[1]), np.array(cols[2]), rank, score,
-                      tag)
+    (qid, sample, doc, rank, score, tags), per_line = _columns(
+        text, name, (5, 6), "qid sample docno rank score [tag]")
+    rank = _numbers(rank, int, per_line, name, "the rank must be an integer")
+    score = _numbers(score, float, per_line, name, "the score must be a number")
+    tag = str(tags[-1])
+    return ExpevalRun(qid, sample, doc, rank.astype(np.int64), score.astype(np.float64), tag)
