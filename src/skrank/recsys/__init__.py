@@ -33,15 +33,18 @@ from ._conventions import (
     UNSEEN_RULES,
 )
 from ._results import RecsysScore
+from ._sampled import CORRECTIONS, RANK_TIE_RULES, SampledRanks, sampled_ranks
 from ._topk import TOPK_TIE_RULES, TopK, top_k
 
 __all__ = [
     "AVERAGES",
+    "CORRECTIONS",
     "COUNTS",
     "COVERAGE_DENOMINATORS",
     "GINI_ITEMS",
     "LOG_BASES",
     "NORMALIZERS",
+    "RANK_TIE_RULES",
     "RECSYS_PRESETS",
     "SERENDIPITY_DEFINITIONS",
     "SHORT_LIST_RULES",
@@ -49,6 +52,7 @@ __all__ = [
     "TOPK_TIE_RULES",
     "UNSEEN_RULES",
     "RecsysScore",
+    "SampledRanks",
     "TopK",
     "average_popularity",
     "catalog_coverage",
@@ -59,6 +63,7 @@ __all__ = [
     "intra_list_diversity",
     "novelty",
     "query_arrays",
+    "sampled_ranks",
     "serendipity",
     "top_k",
 ]
