@@ -32,6 +32,7 @@ from ._conventions import (
     SIMILARITIES,
     UNSEEN_RULES,
 )
+from ._popularity import POPULARITY_SPLITS, PopularitySegments, popularity_segments
 from ._results import RecsysScore
 from ._sampled import CORRECTIONS, RANK_TIE_RULES, SampledRanks, sampled_ranks
 from ._topk import TOPK_TIE_RULES, TopK, top_k
@@ -44,6 +45,7 @@ __all__ = [
     "GINI_ITEMS",
     "LOG_BASES",
     "NORMALIZERS",
+    "POPULARITY_SPLITS",
     "RANK_TIE_RULES",
     "RECSYS_PRESETS",
     "SERENDIPITY_DEFINITIONS",
@@ -51,6 +53,7 @@ __all__ = [
     "SIMILARITIES",
     "TOPK_TIE_RULES",
     "UNSEEN_RULES",
+    "PopularitySegments",
     "RecsysScore",
     "SampledRanks",
     "TopK",
@@ -62,6 +65,7 @@ __all__ = [
     "gini_index",
     "intra_list_diversity",
     "novelty",
+    "popularity_segments",
     "query_arrays",
     "sampled_ranks",
     "serendipity",
