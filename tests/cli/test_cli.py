@@ -187,7 +187,8 @@ def test_output_file_and_plots(cli, tmp_path):
     assert code == 0, err
     assert out == "" and report.read_text(encoding="utf-8").startswith("### skrank")
     assert sorted(p.name for p in plots.iterdir()) == [
-        "differences_ndcg_at_5.png", "ndcg_at_k.png", "segments_candidates_model.png"]
+        "differences_ndcg_at_5.png", "forest.png", "ndcg_at_k.png",
+        "segments_candidates_model.png"]
 
 
 def test_progress_goes_to_stderr_only_when_asked(cli):
@@ -397,7 +398,7 @@ def test_all_queries_without_relevant_documents(cli, tmp_path):
     (["--segment", "length"], "expected candidates[=BINS]"),
     (["--segment", "candidates=10,5"], "increasing lower bounds"),
     (["--frequency-cuts", "0.8,0.2"], "two increasing shares"),
-    (["--format", "html"], "invalid choice: 'html'"),
+    (["--format", "pdf"], "invalid choice: 'pdf'"),
     (["--primary", "ap@10", "--baseline", "bm25"], "--primary ap@10: not one of the metrics"),
     (["--primary", "ndcg@10"], "--primary needs --baseline"),
     (["--segment-metric", "rr"], "--segment-metric rr: not one of the metrics"),

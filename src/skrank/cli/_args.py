@@ -10,10 +10,18 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..conventions import EMPTY_RULES, IDCG_SOURCES, PRESETS, SCORE_PRECISIONS, TIE_RULES
+from ..conventions import (
+    EMPTY_RULES,
+    IDCG_SOURCES,
+    IDEAL_ORDERS,
+    LABEL_PRECISIONS,
+    PRESETS,
+    SCORE_PRECISIONS,
+    TIE_RULES,
+)
 from ..metrics._spec import Metric, MetricNameError, parse_metric_list
 
-FORMATS = ("text", "markdown", "json", "csv", "trec")
+FORMATS = ("text", "markdown", "html", "json", "csv", "trec")
 INPUTS = ("auto", "trec", "table", "libsvm")
 
 # --------------------------------------------------------------------------- argument types
@@ -207,6 +215,14 @@ def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
                    help="precision at which scores are compared: float64 (default; trec_eval "
                         "10) or float32 (trec_eval 9.x and pytrec_eval read scores into a C "
                         "float, so scores equal in float32 tie; XGBoost)")
+    g.add_argument("--ideal-order", choices=IDEAL_ORDERS,
+                   help="order of the labels in NDCG's ideal ranking: by decreasing gain "
+                        "(default; the true maximum DCG) or by decreasing label (LightGBM); "
+                        "they differ only for a gain table that does not increase with the "
+                        "label")
+    g.add_argument("--label-precision", choices=LABEL_PRECISIONS,
+                   help="precision at which labels are held: float64 (default) or float32 "
+                        "(XGBoost: non-integer labels rounded as XGBoost stores them)")
     g.add_argument("--idcg", choices=IDCG_SOURCES,
                    help="ideal DCG and number of relevant documents from the ranked rows or "
                         "the whole judgement pool (default: pool for TREC runs, else ranked)")
@@ -262,8 +278,9 @@ def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
 
     g = p.add_argument_group("output")
     g.add_argument("--format", choices=FORMATS, default="text",
-                   help="text (default), markdown (a pull-request comment), json, csv, or "
-                        "trec (trec_eval's layout)")
+                   help="text (default), markdown (a pull-request comment), html (one "
+                        "self-contained page with the figures, to open in a browser: use -o "
+                        "report.html), json, csv, or trec (trec_eval's layout)")
     g.add_argument("-q", "--per-topic", action="store_true",
                    help="also print per-query values (like trec_eval -q)")
     g.add_argument("-o", "--output", metavar="FILE", help="write the report there, not stdout")
@@ -277,7 +294,11 @@ def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--plot-k", type=_int_at_least(1), default=20, metavar="K",
                    help="largest cutoff of the metric@k curves (default: 20)")
     g.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
-                   help="progress messages on stderr (auto: on a terminal, for large inputs)")
+                   help="progress on stderr: what is being done and the resampling's "
+                        "progress bar (auto: on a terminal, for large inputs or work that "
+                        "lasts more than 2 seconds)")
+    g.add_argument("--quiet", action="store_true",
+                   help="nothing on stderr but errors (same as --progress never)")
 
 
 def build_parser(prog: str = "skrank") -> argparse.ArgumentParser:

@@ -25,23 +25,52 @@ class DataError(SkrankError):
 
 
 class _Progress:
-    """Stage messages on stderr, only when asked or for large inputs on a terminal."""
+    """What ``skrank eval`` is doing, on stderr: a tqdm line on a terminal, lines in a log.
+
+    ``mode`` is ``--progress``: ``never`` (or ``--quiet``) prints nothing; ``always`` prints
+    every stage (a line each with the elapsed time when stderr is not a terminal, as in a
+    log); ``auto`` shows the stages on a terminal only, at once for inputs over 20 MB and
+    otherwise once the run has lasted 2 seconds. :attr:`stats` is the matching ``progress=``
+    of the statistics (their own bar of resamples).
+    """
 
     def __init__(self, mode: str, paths: Sequence[str], stream: TextIO) -> None:
+        from ..stats._progress import AUTO_DELAY
+
         self.stream = stream
-        if mode == "always":
-            self.on = True
-        elif mode == "never":
-            self.on = False
-        else:
+        tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.on = mode == "always" or (mode == "auto" and tty)
+        self.lines = mode == "always" and not tty  # a log: one line per stage
+        self.stats: bool | None = {"always": True, "never": False}.get(mode)
+        if mode == "auto" and tty:
             size = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
-            self.on = bool(getattr(stream, "isatty", lambda: False)()) and size > _LARGE_INPUT
+            self.delay = 0.0 if size > _LARGE_INPUT else AUTO_DELAY
+        else:
+            self.delay = 0.0
         self.t0 = time.perf_counter()
+        self.bar: Any = None
 
     def __call__(self, message: str) -> None:
-        if self.on:
+        if not self.on:
+            return
+        if self.lines:
             print(f"[{time.perf_counter() - self.t0:6.1f}s] {message}", file=self.stream,
                   flush=True)
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=None, desc=message, file=self.stream, leave=False,
+                            delay=self.delay, mininterval=0.0,
+                            bar_format="skrank: {desc} [{elapsed}]")
+        self.bar.set_description_str(message, refresh=False)
+        self.bar.update()
+
+    def close(self) -> None:
+        """Clear the line (before the report is written)."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 # --------------------------------------------------------------------------- input

@@ -74,7 +74,9 @@ def _all_qids(loaded: _Loaded) -> np.ndarray:
 def _conventions(args: argparse.Namespace, kind: str) -> dict[str, Any]:
     conv: dict[str, Any] = {"preset": args.preset, "gain": args.gain, "ties": args.ties,
                             "empty": args.empty, "rel_min": args.rel_min, "idcg": args.idcg,
-                            "score_precision": args.score_precision}
+                            "score_precision": args.score_precision,
+                            "ideal_order": args.ideal_order,
+                            "label_precision": args.label_precision}
     if kind == "trec" and args.idcg is None and args.preset is None:
         conv["idcg"] = "pool"  # the qrels are the judgement pool
     return conv
@@ -125,7 +127,9 @@ def _curves(args: argparse.Namespace, loaded: _Loaded, metrics, conv, progress) 
     return curves
 
 
-def _render(report, args: argparse.Namespace, loaded: _Loaded) -> str:
+def _render(report, args: argparse.Namespace, loaded: _Loaded, curves: dict) -> str:
+    if args.format == "html":
+        return report.to_html(curves=curves, per_query=args.per_topic)
     if args.format == "text":
         return report.to_text(per_query=args.per_topic)
     if args.format == "markdown":
@@ -168,12 +172,16 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
             parser.error(f"--segment-metric {segment_metric}: not one of the metrics "
                          f"({', '.join(str(m) for m in metrics)})")
 
+    if args.quiet and args.progress == "always":
+        parser.error("--quiet contradicts --progress always")
     kind = _input_kind(args, parser)
-    progress = _Progress(args.progress, args.inputs, stderr)
+    progress = _Progress("never" if args.quiet else args.progress, args.inputs, stderr)
     conv = _conventions(args, kind)
     if args.format == "trec":
         _check_trec_format(metrics, conv, parser)
-    plan = _Plan(metrics, conv, args.tie_bounds, keep_rows=bool(args.plot))
+    # the figures' metric@k curves need the rows after evaluation
+    plan = _Plan(metrics, conv, args.tie_bounds,
+                 keep_rows=bool(args.plot) or args.format == "html")
     loaded = _load(args, kind, progress, plan)
     _check_docid(args, loaded, parser)
     results = {}
@@ -194,9 +202,12 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
         alternative=args.alternative, n_resamples=args.resamples,
         n_permutations=args.permutations, top_losses=args.top_losses,
         segmentations=segmentations, segment_metric=segment_metric, rng=args.seed,
-        inputs=loaded.inputs, notes=loaded.notes,
+        inputs=loaded.inputs, notes=loaded.notes, progress=progress.stats,
     )
-    text = _render(report, args, loaded)
+    curves = (_curves(args, loaded, metrics, conv, progress)
+              if args.plot or args.format == "html" else {})
+    progress.close()
+    text = _render(report, args, loaded, curves)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -207,9 +218,9 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
         report.write_per_query(args.per_query)
         progress(f"wrote {args.per_query}")
     if args.plot:
-        curves = _curves(args, loaded, metrics, conv, progress)
         written = write_plots(report, args.plot, format=args.plot_format, curves=curves)
         progress(f"wrote {len(written)} figures to {args.plot}")
+    progress.close()
     return 0
 
 

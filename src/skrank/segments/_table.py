@@ -339,6 +339,7 @@ def segment_table(
                 av[keep], bv[keep], qids_a=q[keep], metric=metric, name_a=name_a,
                 name_b=name_b, n_resamples=n_resamples, n_permutations=n_permutations,
                 confidence_level=confidence, alternative=alternative, rng=seed, top_losses=0,
+                progress=False,
             )
         pending.append((seg, n, n_omit, comp, keep))
 
