@@ -114,8 +114,9 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
     by ``first`` (the rows' positions in the input, increasing).
 
     A skrank error in the rows is returned as the table's ``_error`` (its class name in
-    ``_error_kind``), with "at row N" rewritten by ``locate`` to say where the row was in the
-    input, rather than raised: the engines pass it to the driver, which raises it.
+    ``_error_kind``), with "at row N" rewritten by ``locate`` (given the row's ``first``) to
+    say where the row was in the input, rather than raised: the engines pass it to the
+    driver, which raises it.
     """
     n = int(qid.shape[0])
     qid = np.asarray(qid)
@@ -144,7 +145,9 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
     except SkrankError as exc:
         message = str(exc)
         if locate is not None:
-            message = _ROW.sub(lambda m: "at " + locate(int(m.group(1))), message)
+            position = np.asarray(first, dtype=np.int64)
+            message = _ROW.sub(lambda m: "at " + locate(int(position[int(m.group(1))])),
+                               message)
         return {ERROR: message, ERROR_KIND: type(exc).__name__}
     out[WEIGHT] = (np.asarray(weights, dtype=np.float64) if weights is not None
                    else np.zeros(res.n_queries))

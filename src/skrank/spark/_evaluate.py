@@ -256,14 +256,16 @@ empty_weighted, arithmetic
 
 
 def _run(rows, plan: Plan, names, num_partitions, *, carry: bool = True,
-         chunk_rows: int = _CHUNK_ROWS) -> EvaluationResult:
+         chunk_rows: int | None = None) -> EvaluationResult:
     """Repartition, sort, evaluate the batches, gather and assemble (``carry=False``: the
-    tests' way of showing that a query split by a batch boundary is refused)."""
+    tests' way of showing that a query split by a batch boundary is refused; ``chunk_rows``:
+    rows gathered before evaluating, small in the tests so that every batch is carried)."""
     parts = (rows.repartition(num_partitions, _COLS["qid"]) if num_partitions
              else rows.repartition(_COLS["qid"]))
     ordered = parts.sortWithinPartitions(_COLS["qid"], FIRST)
     schema = _out_schema(plan, rows.schema[_COLS["qid"]].dataType)
-    per_query = ordered.mapInArrow(_Pieces(plan, names, carry, chunk_rows), schema)
+    per_query = ordered.mapInArrow(
+        _Pieces(plan, names, carry, chunk_rows or _CHUNK_ROWS), schema)
     try:
         table = per_query.toArrow() if hasattr(per_query, "toArrow") else None
         columns = ({c: table.column(c).to_numpy() for c in table.column_names}

@@ -1,0 +1,179 @@
+"""skrank.dask.evaluate gives the result of skrank.evaluate on the collected rows.
+
+The data are partitioned by row (each query's rows spread over several partitions); the
+result must still equal ``skrank.evaluate`` on ``ddf.compute()``: per-query values bit for
+bit, the means, counts, tie ranges and conventions, under every family of conventions (one-
+pass and general kernel, tie rules, weights, empty-query rules, the pool, ERR's scale).
+"""
+
+from __future__ import annotations
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pytest
+from dask.dataframe.dask_expr._shuffle import get_default_shuffle_method
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import skrank
+import skrank.dask
+import skrank.stats
+from skrank.dask._evaluate import _run
+from skrank.metrics._pieces import make_plan
+
+from .._distributed import (
+    CONVENTIONS,
+    METRICS,
+    assert_same_result,
+    column_kwargs,
+    random_frame,
+    reference,
+)
+
+
+def _evaluate(ddf, name, weights=True, metrics=METRICS, **kw):
+    return skrank.dask.evaluate(ddf, metrics=metrics, **column_kwargs(name, weights),
+                                **CONVENTIONS[name], **kw)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), name=st.sampled_from(sorted(CONVENTIONS)),
+       npartitions=st.integers(1, 5), str_qid=st.booleans(), weights=st.booleans())
+def test_equals_evaluate_on_collected_rows(seed, name, npartitions, str_qid, weights):
+    frame = random_frame(seed, n_queries=12, max_size=9, str_qid=str_qid)
+    ddf = dd.from_pandas(frame, npartitions=npartitions, sort=False)
+    with dask.config.set(scheduler="sync"):
+        got = _evaluate(ddf, name, weights)
+    assert_same_result(got, reference(ddf.compute(), name, weights=weights))
+
+
+@pytest.mark.parametrize("name", ["default", "tie_bounds", "trec_eval"])
+def test_local_cluster(dask_client, name):
+    # the distributed scheduler: p2p shuffle, two workers, more partitions than workers
+    frame = random_frame(7, n_queries=300, max_size=40)
+    ddf = dd.from_pandas(frame, npartitions=6, sort=False)
+    with dask_client.as_current():
+        assert get_default_shuffle_method() == "p2p"
+        got = _evaluate(ddf, name, npartitions=3)
+    assert got.n_queries == 300
+    assert_same_result(got, reference(frame, name))
+
+
+def test_partition_count_changes_nothing():
+    frame = random_frame(3, n_queries=60, max_size=20)
+    results = []
+    with dask.config.set(scheduler="sync"):
+        for parts, after in [(1, 1), (4, 2), (7, 7), (3, 11)]:
+            ddf = dd.from_pandas(frame, npartitions=parts, sort=False)
+            results.append(_evaluate(ddf, "default", npartitions=after))
+    for r in results[1:]:
+        assert_same_result(r, results[0])
+
+
+def test_split_queries_are_refused():
+    # without the shuffle, partitions made by row cut queries: the driver sees a query twice
+    frame = random_frame(5, n_queries=20, max_size=10, weights=False)
+    ddf = dd.from_pandas(frame, npartitions=3, sort=False)
+    names = {"qid": "qid", "y_true": "y_true", "y_score": "y_score", "doc_id": None,
+             "sample_weight": None, "retrieved": None}
+    plan = make_plan(["ndcg@5"], None, None, False, False, False, "skrank.dask.evaluate", {})
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(skrank.InputError, match=r"reached skrank.dask.evaluate in two "
+                                                    r"pieces.*routed to one task"):
+            _run(ddf[["qid", "y_true", "y_score"]], plan, names, None, shuffle=False)
+
+
+def test_duplicate_documents_are_refused():
+    frame = random_frame(2, n_queries=10, max_size=5, weights=False)
+    frame.loc[1, ["qid", "doc"]] = frame.loc[0, ["qid", "doc"]].to_numpy()
+    ddf = dd.from_pandas(frame, npartitions=3, sort=False)
+    q, d = frame.loc[0, "qid"], frame.loc[0, "doc"]
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(skrank.InputError, match=rf"'doc_id' parameter of "
+                           rf"skrank.dask.evaluate must not repeat a document within a query."
+                           rf" Got {d} twice in query {q}\."):
+            skrank.dask.evaluate(ddf, metrics=["ndcg@5"], doc_id="doc")
+
+
+def test_bad_row_is_named_by_its_place_in_the_input():
+    frame = random_frame(4, n_queries=10, max_size=5, weights=False)
+    frame.loc[13, "y_score"] = np.nan
+    ddf = dd.from_pandas(frame, npartitions=3, sort=False)
+    sizes = ddf.map_partitions(len).compute().tolist()
+    part = int(np.searchsorted(np.cumsum(sizes), 13, side="right"))
+    row = 13 - sum(sizes[:part])
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(skrank.InputError, match=rf"must hold finite scores\. Got nan at "
+                           rf"row {row} of input partition {part} instead\.$"):
+            skrank.dask.evaluate(ddf, metrics=["ndcg@5"])
+
+
+def test_empty_error_names_the_first_query_of_the_input():
+    frame = random_frame(6, n_queries=15, max_size=6, weights=False)
+    want = reference(frame, "default", metrics=["rr"], weights=False)
+    first = want.qids[np.isnan(want["rr"].per_query)][0].item()
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(skrank.EmptyQueryError, match=rf"\(first: query {first!r}\)"):
+            skrank.dask.evaluate(ddf, metrics=["rr"], empty="error")
+        with pytest.raises(skrank.EmptyQueryError) as exc:
+            skrank.evaluate(frame.y_true, frame.y_score, frame.qid, metrics=["rr"],
+                            empty="error")
+        assert f"(first: query {first!r})" in str(exc.value)
+
+
+def test_err_scale_comes_from_the_whole_input():
+    # ERR without max_label takes 2**-max over all rows, not over a partition's rows
+    frame = random_frame(8, n_queries=30, max_size=8, weights=False)
+    frame.loc[0, "y_true"] = 7
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    with dask.config.set(scheduler="sync"):
+        got = skrank.dask.evaluate(ddf, metrics=["err@4", "err"])
+        assert_same_result(got, reference(frame, "default", metrics=["err@4", "err"],
+                                          weights=False))
+        frame["y_true"] = frame["y_true"] + 0.5
+        ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+        with pytest.raises(skrank.InvalidParameterError, match="'max_label' parameter"):
+            skrank.dask.evaluate(ddf, metrics=["err@4"])
+        got = skrank.dask.evaluate(ddf, metrics=["err@4"], max_label=8, gain="linear")
+        want = skrank.evaluate(frame.y_true, frame.y_score, frame.qid, metrics=["err@4"],
+                               max_label=8, gain="linear")
+        assert_same_result(got, want)
+
+
+def test_parameter_errors():
+    frame = random_frame(1, n_queries=3, max_size=3)
+    ddf = dd.from_pandas(frame, npartitions=2)
+    with pytest.raises(skrank.InvalidParameterError, match=r"'ddf' parameter of "
+                       r"skrank.dask.evaluate must be a dask.dataframe.DataFrame\. Got "
+                       r"'DataFrame' instead"):
+        skrank.dask.evaluate(frame)
+    with pytest.raises(skrank.InvalidParameterError, match=r"'y_score' parameter .* must be "
+                       r"the name of a column of ddf \('qid', .*\)\. Got 'score' instead"):
+        skrank.dask.evaluate(ddf, y_score="score")
+    with pytest.raises(skrank.InvalidParameterError, match="'ties' parameter"):
+        skrank.dask.evaluate(ddf, ties="random")
+    with pytest.raises(skrank.InvalidParameterError, match="'npartitions' parameter"):
+        skrank.dask.evaluate(ddf, npartitions=0)
+
+
+def test_paired_statistics_run_unchanged_on_the_per_query_values():
+    frame = random_frame(9, n_queries=80, max_size=15, weights=False)
+    rng = np.random.default_rng(9)
+    frame["other"] = frame["y_score"] + rng.normal(0, 0.3, frame.shape[0])
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    with dask.config.set(scheduler="sync"):
+        a = skrank.dask.evaluate(ddf, metrics=["ndcg@10"])["ndcg@10"]
+        b = skrank.dask.evaluate(ddf, metrics=["ndcg@10"], y_score="other")["ndcg@10"]
+    ra = skrank.evaluate(frame.y_true, frame.y_score, frame.qid, metrics=["ndcg@10"])
+    rb = skrank.evaluate(frame.y_true, frame.other, frame.qid, metrics=["ndcg@10"])
+    got = skrank.stats.paired_comparison(a, b, n_resamples=500, n_permutations=500, rng=0)
+    want = skrank.stats.paired_comparison(ra["ndcg@10"], rb["ndcg@10"], n_resamples=500,
+                                          n_permutations=500, rng=0)
+    assert got.to_dict() == want.to_dict()
+    many = skrank.stats.compare_many({"a": a, "b": b}, baseline="b", n_resamples=200,
+                                     n_permutations=200, rng=0)
+    assert str(many) == str(skrank.stats.compare_many(
+        {"a": ra["ndcg@10"], "b": rb["ndcg@10"]}, baseline="b", n_resamples=200,
+        n_permutations=200, rng=0))
