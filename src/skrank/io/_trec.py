@@ -120,6 +120,26 @@ class _Words:
         self.buf, self.starts, self.lengths = _string_bytes(column)
         self._view = np.ndarray(shape=(self.buf.shape[0] - 7,), dtype=">u8", buffer=self.buf,
                                 strides=(1,))
+        # bytes every string starts with (``msmarco_doc_``) order nothing: the words begin
+        # after them, so that the first word tells most strings apart
+        skip = self._common_prefix()
+        self.starts += skip
+        self.lengths -= skip
+
+    def _common_prefix(self) -> int:
+        """Length of the prefix all the strings share (at most the shortest length)."""
+        if self.starts.shape[0] < 2:
+            return 0
+        shortest = int(self.lengths.min())
+        skip = 0
+        while skip < shortest:
+            word = self._view[np.minimum(self.starts + skip, self._view.shape[0] - 1)]
+            differ = int(np.bitwise_or.reduce(word ^ word[0]))
+            same = min((64 - differ.bit_length()) // 8, shortest - skip)
+            skip += same
+            if same < 8:
+                return skip
+        return skip
 
     def __call__(self, rows: np.ndarray, j: int) -> np.ndarray:
         at = np.minimum(self.starts[rows] + 8 * j, self._view.shape[0] - 1)
@@ -299,11 +319,26 @@ def read_qrels_columns(source: Source, caller: str = "read_qrels") -> QrelsColum
     return out
 
 
+def sorted_repeat(order: np.ndarray, same: np.ndarray) -> tuple[int, int] | None:
+    """(first row, repeating row) of the earliest row equal to an earlier one, or None, from
+    :func:`string_order`'s ``order`` and ``same`` (equal rows sorted in row order)."""
+    pair = np.flatnonzero(same)
+    if not pair.size:
+        return None
+    later = order[pair + 1]
+    at = int(pair[np.argmin(later)]) + 1  # sorted position of the earliest repeating row
+    starts = np.flatnonzero(np.r_[True, ~same])
+    first = int(starts[np.searchsorted(starts, at, side="right") - 1])
+    return int(order[first]), int(order[at])
+
+
 def check_pairs(qid: Any, doc: Any, lines: LineMap, name: str, verb: str, what: str) -> None:
-    """Raise on the first (qid, doc) pair met twice, naming both lines (as trec_eval stops)."""
+    """Raise on the first (qid, doc) pair met twice, naming both lines (as trec_eval stops).
+
+    The pairs are sorted by (topic code, document id bytes): no hashing of the documents.
+    """
     qcode, _ = encode(qid)
-    dcode, ddict = encode(doc)
-    repeat = first_repeat(qcode * max(len(ddict), 1) + dcode)
+    repeat = sorted_repeat(*string_order(qcode, doc))
     if repeat is None:
         return
     a, b = repeat
