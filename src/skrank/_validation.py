@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .exceptions import InvalidParameterError
+from .exceptions import InputError, InvalidParameterError
 
 
 def _where(caller: str | None) -> str:
@@ -37,6 +37,28 @@ def param_error(
     return InvalidParameterError(
         f"The {name!r} parameter{_where(caller)} must be {allowed}. Got {got!r} instead."
     )
+
+
+def input_error(name: str, allowed: str, got: str, caller: str | None = None) -> InputError:
+    """The standard message as an :class:`InputError`, for data: ``got`` is shown as given
+    (a description such as ``"an array of shape (3, 2)"``, not a repr)."""
+    return InputError(f"The {name!r} parameter{_where(caller)} must be {allowed}. "
+                      f"Got {got} instead.")
+
+
+def as_column(name: str, value: Any, caller: str | None = None, *, kinds: str | None = "biuf",
+              what: str = "numeric") -> np.ndarray:
+    """``value`` as a 1-D array (a 2-D array of one column is flattened, as scikit-learn's
+    ``column_or_1d``); with ``kinds``, its dtype kind must be one of them (else the message
+    says it must be ``what``)."""
+    arr = np.asarray(value)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise input_error(name, "a 1-D array", f"an array of shape {arr.shape}", caller)
+    if kinds is not None and arr.dtype.kind not in kinds:
+        raise input_error(name, what, f"an array of dtype {arr.dtype}", caller)
+    return arr
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str], caller: str | None = None) -> str:

@@ -6,12 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputError
+from .._validation import as_column, input_error
 
-
-def input_error(name: str, allowed: str, got: str, caller: str) -> InputError:
-    """``The 'name' parameter of caller must be ALLOWED. Got GOT instead.`` as an InputError."""
-    return InputError(f"The {name!r} parameter of {caller} must be {allowed}. Got {got} instead.")
+__all__ = ["check_estimate", "check_event", "check_time", "check_times", "input_error",
+           "survival_pair"]
 
 
 def _shown(values: np.ndarray, limit: int = 3) -> str:
@@ -22,11 +20,7 @@ def _shown(values: np.ndarray, limit: int = 3) -> str:
 
 def check_event(value: Any, name: str, caller: str) -> np.ndarray:
     """The event indicator as a bool array: booleans, or numbers that are all 0 or 1."""
-    arr = np.asarray(value)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise input_error(name, "a 1-D array", f"an array of shape {arr.shape}", caller)
+    arr = as_column(name, value, caller, kinds=None)
     if arr.dtype.kind == "b":
         return arr.astype(bool, copy=False)
     allowed = "boolean (True for an event, False for censoring), or numbers that are all 0 or 1"
@@ -40,13 +34,7 @@ def check_event(value: Any, name: str, caller: str) -> np.ndarray:
 
 def check_time(value: Any, name: str, caller: str) -> np.ndarray:
     """Observed times as float64: finite and >= 0."""
-    arr = np.asarray(value)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise input_error(name, "a 1-D array", f"an array of shape {arr.shape}", caller)
-    if arr.dtype.kind not in "iuf":
-        raise input_error(name, "numeric times", f"an array of dtype {arr.dtype}", caller)
+    arr = as_column(name, value, caller, kinds="iuf", what="numeric times")
     arr = arr.astype(np.float64, copy=False)
     bad = ~np.isfinite(arr)
     if bad.any():

@@ -7,12 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputError
+from .._validation import as_column, input_error
 
-
-def input_error(name: str, allowed: str, got: str, caller: str) -> InputError:
-    """``The 'name' parameter of caller must be ALLOWED. Got GOT instead.`` as an InputError."""
-    return InputError(f"The {name!r} parameter of {caller} must be {allowed}. Got {got} instead.")
+__all__ = ["Rows", "check_rows", "check_treatment", "input_error"]
 
 
 @dataclass(frozen=True)
@@ -31,24 +28,13 @@ class Rows:
         return int(self.treated.shape[0])
 
 
-def _vector(name: str, value: Any, caller: str) -> np.ndarray:
-    arr = np.asarray(value)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise input_error(name, "a 1-D array", f"an array of shape {arr.shape}", caller)
-    if arr.dtype.kind not in "biuf":
-        raise input_error(name, "numeric", f"an array of dtype {arr.dtype}", caller)
-    return arr
-
-
 def _first_bad(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
 def check_treatment(treatment: Any, n: int | None, caller: str) -> np.ndarray:
     """The treatment flag as a bool array; binary, with both groups present."""
-    t = _vector("treatment", treatment, caller)
+    t = as_column("treatment", treatment, caller)
     if n is not None and t.shape[0] != n:
         raise input_error(
             "treatment",
@@ -93,12 +79,12 @@ def check_rows(
     binary_y: bool = False,
 ) -> Rows:
     """Validate ``y_true``, ``uplift`` (optional) and ``treatment`` together."""
-    y = _vector("y_true", y_true, caller)
+    y = as_column("y_true", y_true, caller)
     n = y.shape[0]
     if n == 0:
         raise input_error("y_true", "a non-empty array", "an empty array", caller)
     if uplift is not None:
-        s = _vector("uplift", uplift, caller)
+        s = as_column("uplift", uplift, caller)
         if s.shape[0] != n:
             raise input_error(
                 "uplift",
