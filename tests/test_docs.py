@@ -37,10 +37,6 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 # Markdown code fences end an example's expected output like a blank line does.
 _FENCE = re.compile(r"^\s*```.*$", re.MULTILINE)
 
-# Pages whose expected outputs may still be wrapped over several lines (the page is being
-# rewritten for issue 13; issue 20 asks for one line where the output is one line).
-_WRAPPED_OUTPUT_ALLOWED = {"conventions.rst"}
-
 
 class LineChecker(doctest.OutputChecker):
     """Runs of blanks are equal, but a line is a line.
@@ -74,8 +70,7 @@ def _run_page(path: Path) -> doctest.TestResults:
         text = _FENCE.sub("", text)
     parser = doctest.DocTestParser()
     test = parser.get_doctest(text, {"__name__": path.stem}, path.name, str(path), 0)
-    checker = None if path.name in _WRAPPED_OUTPUT_ALLOWED else LineChecker()
-    runner = doctest.DocTestRunner(checker=checker, optionflags=FLAGS)
+    runner = doctest.DocTestRunner(checker=LineChecker(), optionflags=FLAGS)
     failures: list[str] = []
     runner.run(test, out=failures.append)
     if failures:
