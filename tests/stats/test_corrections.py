@@ -84,6 +84,16 @@ def test_bh_matches_scipy(p):
                                rtol=1e-12, atol=1e-15)
 
 
+@given(pvalue_lists, st.sampled_from(["holm", "bh", "bonferroni"]))
+def test_adjusted_pvalues_match_statsmodels(p, method):
+    # statsmodels.stats.multitest.multipletests: "holm", "fdr_bh", "bonferroni"
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    name = {"holm": "holm", "bh": "fdr_bh", "bonferroni": "bonferroni"}[method]
+    expected = multitest.multipletests(p, method=name, is_sorted=False)[1]
+    np.testing.assert_allclose(multiple_comparisons(p, method).pvalues_adjusted, expected,
+                               rtol=1e-12, atol=1e-15)
+
+
 @given(pvalue_lists, st.sampled_from([0.01, 0.05, 0.1, 0.2]))
 def test_decisions_match_the_sequential_rules(p, alpha):
     assert multiple_comparisons(p, "holm", alpha=alpha).reject.tolist() == _holm_reject(p, alpha)

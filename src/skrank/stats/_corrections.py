@@ -9,10 +9,12 @@ import numpy as np
 
 from .._validation import Options, param_error, public_name, validate_params
 from ..exceptions import InputError
-from ._checks import OPEN_UNIT
+from ._checks import OPEN_UNIT, LazyModule
 from ._results import ComparisonRow, ComparisonTable, MultipleComparisons, PairedComparison
 
 __all__ = ["comparison_table", "multiple_comparisons"]
+
+stats = LazyModule("scipy.stats")
 
 CORRECTIONS = ("holm", "bh", "bonferroni", "none")
 TESTS = ("randomization", "t", "wilcoxon")
@@ -20,20 +22,10 @@ TESTS = ("randomization", "t", "wilcoxon")
 
 def _holm(p: np.ndarray) -> np.ndarray:
     # Step-down: the i-th smallest p (1-based) is multiplied by m - i + 1, then running maximum.
+    # SciPy has no Holm; statsmodels' multipletests (a heavy import) is the tests' oracle.
     m = p.size
     order = np.argsort(p, kind="stable")
     adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out = np.empty(m)
-    out[order] = np.minimum(adjusted, 1.0)
-    return out
-
-
-def _bh(p: np.ndarray) -> np.ndarray:
-    # Step-up: the i-th smallest p is multiplied by m / i, then running minimum from the top.
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    scaled = p[order] * m / np.arange(1, m + 1)
-    adjusted = np.minimum.accumulate(scaled[::-1])[::-1]
     out = np.empty(m)
     out[order] = np.minimum(adjusted, 1.0)
     return out
@@ -45,8 +37,8 @@ def adjust(p: np.ndarray, method: str) -> np.ndarray:
         return p.copy()
     if method == "holm":
         return _holm(p)
-    if method == "bh":
-        return _bh(p)
+    if method == "bh":  # step-up: the i-th smallest p times m / i, running minimum from the top
+        return np.asarray(stats.false_discovery_control(p, method="bh"), dtype=np.float64)
     if method == "bonferroni":
         return np.minimum(p * p.size, 1.0)
     return p.copy()
