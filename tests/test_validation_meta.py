@@ -252,3 +252,28 @@ def test_one_rng_check_and_one_int_check():
     assert as_generator(7).integers(10**9) == np.random.default_rng(7).integers(10**9)
     with pytest.raises(InvalidParameterError, match=r"'n' parameter of f must be an int >= 2"):
         check_int("n", 1, min_value=2, caller="f")
+
+
+def test_one_pvalue_format_for_results_and_segment_tables():
+    from skrank.segments import _fmt_p
+    from skrank.stats._results import _fmt_p as results_fmt_p
+    from skrank.stats._results import format_p
+
+    assert _fmt_p is format_p and results_fmt_p is format_p
+    assert [format_p(p) for p in (None, float("nan"), 0.0, 3.21e-7, 1e-4, 0.04567, 1.0)] == [
+        "n/a", "n/a", "0.0000", "3.2e-07", "0.0001", "0.0457", "1.0000"]
+
+
+def test_input_error_and_as_column():
+    from skrank._validation import as_column, input_error
+    from skrank.exceptions import InputError
+
+    assert str(input_error("x", "finite", "nan at row 3", "f")) == (
+        "The 'x' parameter of f must be finite. Got nan at row 3 instead.")
+    assert as_column("x", [[1], [2]]).tolist() == [1, 2]
+    with pytest.raises(InputError, match=r"'x' parameter of f must be a 1-D array\. Got an "
+                                         r"array of shape \(2, 2\) instead"):
+        as_column("x", [[1, 2], [3, 4]], "f")
+    with pytest.raises(InputError, match=r"must be numeric times\. Got an array of dtype <U1"):
+        as_column("x", ["a"], "f", kinds="iuf", what="numeric times")
+    assert as_column("x", ["a"], kinds=None).tolist() == ["a"]

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 
 from ..stats import Interval
+from ..stats._results import format_p
 
 
 def _fmt_num(x: float | None, digits: int = 4, signed: bool = False) -> str:
@@ -15,11 +16,7 @@ def _fmt_num(x: float | None, digits: int = 4, signed: bool = False) -> str:
     return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
 
 
-def _fmt_p(p: float | None) -> str:
-    """A p-value for a report (scientific below 1e-4, ``n/a`` when undefined)."""
-    if p is None or math.isnan(p):
-        return "n/a"
-    return f"{p:.1e}" if 0 < p < 1e-4 else f"{p:.4f}"
+_fmt_p = format_p  # the one p-value format (skrank.stats)
 
 
 def _fmt_ci(ci: Interval | None) -> str:

@@ -55,12 +55,16 @@ def _fmt(x: float, digits: int = 4, signed: bool = False) -> str:
     return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
 
 
-def _fmt_p(p: float) -> str:
+def format_p(p: float | None) -> str:
+    """A p-value as printed everywhere (results, segment tables, reports): four decimals,
+    scientific with two significant digits below 1e-4 (``3.2e-07``), ``n/a`` when undefined
+    (None or NaN, e.g. a segment with fewer than 2 queries)."""
     if p is None or math.isnan(p):
-        return "nan"
-    if p != 0 and p < 1e-4:
-        return f"{p:.1e}"
-    return f"{p:.4f}"
+        return "n/a"
+    return f"{p:.1e}" if 0 < p < 1e-4 else f"{p:.4f}"
+
+
+_fmt_p = format_p
 
 
 def _fmt_qid(q: Any) -> str:
