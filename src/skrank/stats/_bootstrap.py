@@ -138,7 +138,7 @@ def bootstrap_ci(
     seed, confidence = rng, confidence_level  # the names used below
     caller = public_name()
     n_resamples, confidence = int(n_resamples), float(confidence)
-    d = as_vector(values, "values", caller)
+    d = as_vector(values, "values")
     if np.isnan(d).any():
         n_nan = int(np.isnan(d).sum())
         raise InputError(f"{caller}: values has {n_nan} NaN value(s); drop them first.")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import Interval, Options, check_choice
+from .._validation import Interval, Options, check_choice, public_name
 from ..exceptions import InputError
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -39,8 +39,10 @@ def resolve_seed(seed: Any) -> tuple[int | None, np.random.SeedSequence]:
     return int(seed), np.random.SeedSequence(int(seed))
 
 
-def as_vector(x: Any, name: str, caller: str) -> np.ndarray:
-    """A 1-D float64 array without infinities (NaN allowed: see nan_policy)."""
+def as_vector(x: Any, name: str) -> np.ndarray:
+    """A 1-D float64 array without infinities (NaN allowed: see nan_policy); messages name the
+    running public function."""
+    caller = public_name()
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -76,7 +76,8 @@ def _kind(q: np.ndarray) -> str:
     return "objects"
 
 
-def _as_qids(q: Any, name: str, length: int, what: str, caller: str) -> np.ndarray:
+def _as_qids(q: Any, name: str, length: int, what: str) -> np.ndarray:
+    caller = public_name()
     arr = np.asarray(q)
     if arr.ndim != 1:
         raise InputError(f"{caller}: {name} must be 1-D (one id per query); got shape {arr.shape}.")
@@ -101,9 +102,10 @@ def _as_qids(q: Any, name: str, length: int, what: str, caller: str) -> np.ndarr
 
 
 def _align(
-    a: np.ndarray, b: np.ndarray, qids_a: Any, qids_b: Any, caller: str
+    a: np.ndarray, b: np.ndarray, qids_a: Any, qids_b: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``a``, ``b`` and the query ids, aligned on ``qids_a``'s order."""
+    caller = public_name()
     if qids_a is None and qids_b is None:
         if a.size != b.size:
             raise InputError(
@@ -119,10 +121,10 @@ def _align(
                 f"{caller}: with only {name}, a and b must have the same length; got {a.size} "
                 f"and {b.size}. Pass both qids_a and qids_b to align them by query id."
             )
-        q = _as_qids(qids_a if qids_b is None else qids_b, name, a.size, "a", caller)
+        q = _as_qids(qids_a if qids_b is None else qids_b, name, a.size, "a")
         return a, b, q
-    qa = _as_qids(qids_a, "qids_a", a.size, "a", caller)
-    qb = _as_qids(qids_b, "qids_b", b.size, "b", caller)
+    qa = _as_qids(qids_a, "qids_a", a.size, "a")
+    qb = _as_qids(qids_b, "qids_b", b.size, "b")
     ka, kb = _kind(qa), _kind(qb)
     if "objects" not in (ka, kb) and ka != kb:
         raise InputError(
@@ -146,14 +148,15 @@ def _align(
     return a, b[idx], qa
 
 
-def _unpack_results(a: Any, b: Any, qids_a: Any, qids_b: Any, metric: str | None,
-                    caller: str) -> tuple[Any, Any, Any, Any, str | None]:
+def _unpack_results(a: Any, b: Any, qids_a: Any, qids_b: Any, metric: str | None
+                    ) -> tuple[Any, Any, Any, Any, str | None]:
     """Per-query values, ids and the metric's label from :class:`~skrank.MetricResult` inputs.
 
     A result gives its ``per_query`` values and, unless ids are passed, its ``qids``. Two
     results must be of the same metric under the same conventions; queries that both leave
     out (``empty="exclude"``: NaN in both) are left out of the comparison as of the means.
     """
+    caller = public_name()
     ra, rb = isinstance(a, MetricResult), isinstance(b, MetricResult)
     if not (ra or rb):
         return a, b, qids_a, qids_b, metric
@@ -405,10 +408,10 @@ def paired_comparison(
         raise param_error("power", f"a float in the open interval (1 - confidence, 1) = "
                           f"({1.0 - confidence:g}, 1)", power, caller)
 
-    a, b, qids_a, qids_b, metric = _unpack_results(a, b, qids_a, qids_b, metric, caller)
-    av = as_vector(a, "a", caller)
-    bv = as_vector(b, "b", caller)
-    av, bv, qids = _align(av, bv, qids_a, qids_b, caller)
+    a, b, qids_a, qids_b, metric = _unpack_results(a, b, qids_a, qids_b, metric)
+    av = as_vector(a, "a")
+    bv = as_vector(b, "b")
+    av, bv, qids = _align(av, bv, qids_a, qids_b)
 
     nan = np.isnan(av) | np.isnan(bv)
     omitted: tuple = ()

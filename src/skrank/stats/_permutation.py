@@ -140,7 +140,7 @@ def randomization_test(
     seed = rng  # the names used below
     caller = public_name()
     n_permutations = int(n_permutations)
-    d = as_vector(differences, "differences", caller)
+    d = as_vector(differences, "differences")
     if np.isnan(d).any():
         raise InputError(f"{caller}: differences has NaN values; drop those queries first.")
     if d.size < 2:
