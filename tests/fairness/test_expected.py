@@ -261,8 +261,8 @@ class TestBadInput:
 
     @pytest.mark.parametrize("name, value, allowed", [
         ("model", "dcg", r"one of 'gerr', 'rbp'"),
-        ("patience", 1.0, r"a real number strictly between 0 and 1"),
-        ("utility", -0.1, r"a real number in \[0, 1\]"),
+        ("patience", 1.0, r"a finite real number in \(0, 1\)"),
+        ("utility", -0.1, r"a finite real number in \[0, 1\]"),
         ("normalize", True, r"one of 'bounds', 'none'"),
         ("missing", "zero", r"one of 'worst', 'expeval', 'exclude', 'error'"),
         ("preset", "trec_eval", r"one of 'expeval'"),
@@ -271,6 +271,13 @@ class TestBadInput:
         with pytest.raises(InvalidParameterError, match=rf"The '{name}' parameter of "
                                                         rf"expected_exposure must be {allowed}"):
             expected_exposure(**ISSUE, **{name: value})
+
+    def test_conventions_value_checks_itself(self):
+        with pytest.raises(InvalidParameterError, match=r"The 'model' parameter must be one "
+                                                        r"of 'gerr', 'rbp'"):
+            ExposureConventions(model="err")
+        with pytest.raises(InvalidParameterError, match=r"'patience'.*in \(0, 1\)"):
+            ExposureConventions(patience=0)
 
     def test_reader_errors(self):
         with pytest.raises(InputError, match=r"line 2: expected 3 or 4 fields"):

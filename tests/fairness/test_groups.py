@@ -84,7 +84,7 @@ def test_equal_to_the_loop_over_the_definitions(seed, compare, bias):
     res = group_exposure(merit, group, marginals=np.vstack(blocks), qid=qid,
                          position_bias=bias, compare=compare)
     got = np.column_stack([s.per_query for s in res])
-    np.testing.assert_allclose(got, np.array(want), rtol=1e-12)
+    np.testing.assert_allclose(got, np.array(want), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose([float(s) for s in res], np.mean(want, axis=0), rtol=1e-12)
 
 

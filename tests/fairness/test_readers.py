@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from skrank.fairness import read_expeval_qrels, read_expeval_run
 
 WORD = st.text(alphabet="abcXYZ019_-.:é", min_size=1, max_size=6)
-SPACE = st.sampled_from([" ", "  ", "\t", " \t "])
+SPACE = st.sampled_from([" ", "  ", "\t", " \t ", "\x1c"])  # \x1c: Python splits on it
 
 
 @settings(max_examples=60, deadline=None)

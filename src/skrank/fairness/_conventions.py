@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from .._validation import check_choice, param_error
+from .._validation import Described, Interval, Options, check_choice, param_error
 
 __all__ = [
     "COMPARISONS",
@@ -67,12 +67,10 @@ _PRESETS: dict[str, dict[str, Any]] = {
 
 
 def _check_unit(name: str, value: Any, caller: str | None, *, closed: bool) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    f = float(value) if ok else float("nan")
-    if ok and (0.0 < f < 1.0 or (closed and 0.0 <= f <= 1.0)):
-        return f
-    where = "in [0, 1]" if closed else "strictly between 0 and 1"
-    raise param_error(name, f"a real number {where}", value, caller)
+    rule = Interval(float, 0, 1, closed="both" if closed else "neither")
+    if rule.accepts(value):
+        return float(value)
+    raise param_error(name, rule.text, value, caller)
 
 
 @dataclass(frozen=True)
@@ -155,6 +153,18 @@ class ExposureConventions:
 
 
 CONVENTION_NAMES = tuple(f.name for f in fields(ExposureConventions))
+
+_PATIENCE = Interval(float, 0, 1, closed="neither")
+_UTILITY = Interval(float, 0, 1)
+
+
+def declared() -> dict[str, Described]:
+    """What expected_exposure declares for ``preset`` and each convention: None (not given)
+    or a valid value."""
+    rules: dict[str, Any] = {"preset": Options(EXPOSURE_PRESETS), "patience": _PATIENCE,
+                             "utility": _UTILITY}
+    rules.update({name: Options(choices) for name, choices in _CHOICES.items()})
+    return {name: Described(rule.text, rule, None) for name, rule in rules.items()}
 
 
 def resolve(preset: str | None, caller: str, **given: Any) -> ExposureConventions:

@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import validate_params
 from ..exceptions import InputError
-from ._conventions import ExposureConventions, resolve
+from ._conventions import ExposureConventions, declared, resolve
 from ._inputs import (
     codes,
     dense,
@@ -157,6 +158,7 @@ def _sorted_within(q: np.ndarray, t: np.ndarray, nq: int):
     return t[order], position_in_segment(qs), qs
 
 
+@validate_params(declared())
 def expected_exposure(
     y_true: Any,
     qid_true: Any,

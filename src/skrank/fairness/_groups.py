@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, param_error
+from .._validation import Described, Options, Satisfies, check_choice, param_error, validate_params
 from ._conventions import COMPARISONS, POSITION_BIASES, GroupFairnessConventions
 from ._inputs import codes, input_error, plain, vector
 from ._results import GroupExposure, GroupFairnessScore
@@ -123,6 +123,15 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(b > 0, a / b, np.nan)
 
 
+@validate_params({
+    "compare": Options(COMPARISONS),
+    "position_bias": Described(
+        f"{Options(POSITION_BIASES).text} or a 1-D array of weights, one per position",
+        Options(POSITION_BIASES), Satisfies(lambda v: not isinstance(v, str)
+                                            and np.ndim(v) == 1, "")),
+    "order": Described("None or a pair of group labels", None,
+                       Satisfies(lambda v: isinstance(v, (tuple, list)) and len(v) == 2, "")),
+})
 def group_exposure(
     y_true: Any,
     groups: Any,

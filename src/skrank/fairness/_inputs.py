@@ -7,22 +7,17 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import as_column, input_error
 from ..exceptions import InputError
 
-
-def input_error(name: str, allowed: str, got: str, caller: str) -> InputError:
-    """``The 'name' parameter of caller must be ALLOWED. Got GOT instead.`` as an InputError."""
-    return InputError(f"The {name!r} parameter of {caller} must be {allowed}. Got {got} instead.")
+__all__ = ["codes", "dense", "first_duplicate", "input_error", "plain", "position_in_segment",
+           "segment_starts", "vector"]
 
 
 def vector(name: str, value: Any, caller: str, *, n: int | None = None, of: str = "",
            numeric: bool = False) -> np.ndarray:
     """``value`` as a 1-D array (of ``n`` rows, one per row of ``of``, when given)."""
-    arr = np.asarray(value)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise input_error(name, "a 1-D array", f"an array of shape {arr.shape}", caller)
+    arr = as_column(name, value, caller, kinds=None)
     if n is not None and arr.shape[0] != n:
         raise input_error(name, f"an array with one value per row of {of} ({n:,} rows)",
                           f"{arr.shape[0]:,} values", caller)

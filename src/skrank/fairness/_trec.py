@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import validate_params
 from ..exceptions import InputError
 
 Source = Any  # a path, or a file object opened in text mode
@@ -27,29 +28,33 @@ def _bad(name: str, lineno: int, what: str) -> InputError:
 
 
 def _slow_fields(text: str) -> tuple[list[list[str]], np.ndarray]:
-    """Fields line by line (text with bytes outside ASCII, whose whitespace Python's split
-    knows better)."""
+    """Fields line by line (text with bytes outside ASCII or control characters, whose
+    whitespace Python's split knows better)."""
     fields = [line.split() for line in text.split("\n")]
     return fields, np.array([len(f) for f in fields], dtype=np.int64)
 
 
 def _columns(text: str, name: str, allowed: tuple[int, ...],
-             what: str) -> tuple[list[np.ndarray], np.ndarray]:
-    """The whitespace-separated fields of each non-blank line, as one array of str per
+             what: str) -> tuple[list[Any], np.ndarray]:
+    """The whitespace-separated fields of each non-blank line, one list or array of str per
     column: the first ``min(allowed)`` columns, then the optional ones ("" where a line
     lacks them); and the number of fields of every line.
 
     ASCII text is cut on its bytes, without a loop over lines or fields.
     """
     raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    ascii_only = raw.size == 0 or int(raw.max()) < 128
+    control = raw[raw < 32]  # separators are the bytes <= 32 when these are all whitespace
+    ascii_only = raw.size == 0 or (int(raw.max()) < 128 and bool(
+        ((control >= 9) & (control <= 13)).all()))
     if ascii_only:
         newline = raw == 10
-        sep = newline | (raw == 32) | ((raw >= 9) & (raw <= 13))
-        starts = np.flatnonzero(~sep & np.r_[True, sep[:-1]])
-        ends = np.flatnonzero(~sep & np.r_[sep[1:], True]) + 1
-        line = np.cumsum(newline)
-        per_line = np.bincount(line[starts], minlength=int(line[-1]) + 1 if raw.size else 0)
+        sep = raw <= 32
+        start_mask = ~sep
+        start_mask[1:] &= sep[:-1]
+        lines = np.r_[0, np.flatnonzero(newline) + 1]
+        lines = lines[lines < raw.size]
+        per_line = (np.add.reduceat(start_mask, lines, dtype=np.int64) if raw.size
+                    else np.zeros(0, dtype=np.int64))
     else:
         fields, per_line = _slow_fields(text)
     bad = (per_line > 0) & ~np.isin(per_line, allowed)
@@ -60,6 +65,15 @@ def _columns(text: str, name: str, allowed: tuple[int, ...],
     counts = per_line[per_line > 0]
     if counts.shape[0] == 0:
         raise InputError(f"{name}: no line with data in the file")
+    if ascii_only and (counts == counts[0]).all():
+        # one number of fields on every line: the columns are strides of the tokens
+        tokens, k = text.split(), int(counts[0])
+        out = [tokens[j::k] for j in range(k)]
+        out += [[""] * counts.shape[0]] * (max(allowed) - k)
+        return out, per_line
+    if ascii_only:
+        starts = np.flatnonzero(start_mask)
+        ends = np.flatnonzero(~sep & np.r_[sep[1:], True]) + 1
     first = np.cumsum(counts) - counts
     out = []
     for k in range(max(allowed)):
@@ -86,11 +100,13 @@ def _columns(text: str, name: str, allowed: tuple[int, ...],
 
 def _numbers(col: np.ndarray, dtype: type, per_line: np.ndarray, name: str,
              what: str) -> np.ndarray:
+    values = col.tolist() if isinstance(col, np.ndarray) else col
     try:
-        return col.astype(dtype)
+        return np.fromiter(map(dtype, values), dtype=np.int64 if dtype is int
+                           else np.float64, count=len(values))
     except ValueError:
         lines = np.flatnonzero(per_line > 0)
-        for i, value in enumerate(col.tolist()):
+        for i, value in enumerate(values):
             try:
                 dtype(value)
             except ValueError:
@@ -145,6 +161,7 @@ class ExpevalRun:
     tag: str
 
 
+@validate_params({})  # the source is checked when opened
 def read_expeval_qrels(source: Source) -> ExpevalQrels:
     """Read an expeval qrels file: ``qid groups docno rel`` or ``qid docno rel`` per line.
 
@@ -173,6 +190,7 @@ def read_expeval_qrels(source: Source) -> ExpevalQrels:
 
     text, name = _read(source)
     (a, b, c, d), per_line = _columns(text, name, (3, 4), "qid [groups] docno rel")
+    a, b, c, d = (np.asarray(x) for x in (a, b, c, d))
     three = d == ""  # qid docno rel: the group field is expeval's -1
     qid = a
     groups = np.where(three, "-1", b)
@@ -197,6 +215,7 @@ def read_expeval_qrels(source: Source) -> ExpevalQrels:
     return ExpevalQrels(qid, doc, grade, member, group_labels)
 
 
+@validate_params({})  # the source is checked when opened
 def read_expeval_run(source: Source) -> ExpevalRun:
     """Read an expeval run file: ``qid sample docno rank score [tag]`` per line.
 
@@ -222,6 +241,7 @@ def read_expeval_run(source: Source) -> ExpevalRun:
     text, name = _read(source)
     (qid, sample, doc, rank, score, tags), per_line = _columns(
         text, name, (5, 6), "qid sample docno rank score [tag]")
+    qid, sample, doc = (np.asarray(x) for x in (qid, sample, doc))
     rank = _numbers(rank, int, per_line, name, "the rank must be an integer")
     score = _numbers(score, float, per_line, name, "the score must be a number")
     tag = str(tags[-1])
