@@ -42,9 +42,8 @@ def per_query(qid: Any, values: Any, *, name: str = "values") -> tuple[np.ndarra
     >>> per_query([7, 7, 3, 3, 3], ["nav", "nav", "info", "info", "info"], name="type")
     (array([7, 3]), array(['nav', 'info'], dtype='<U4'))
     """
-    caller = public_name()
-    q = _as_1d(qid, "qid", caller)
-    v = _as_1d(values, name, caller)
+    q = _as_1d(qid, "qid")
+    v = _as_1d(values, name)
     if v.shape[0] != q.shape[0]:
         raise InputError(
             f"The {name!r} column must have one value per row: {q.shape[0]} query ids but "
@@ -93,11 +92,11 @@ def count_candidates(qid: Any, *, retrieved: Any = None) -> tuple[np.ndarray, np
     (array(['b', 'a'], dtype='<U1'), array([3, 1]))
     """
     caller = public_name()
-    q = _as_1d(qid, "qid", caller)
+    q = _as_1d(qid, "qid")
     uniq, first, inverse = np.unique(q, return_index=True, return_inverse=True)
     weights = None
     if retrieved is not None:
-        r = _as_1d(retrieved, "retrieved", caller)
+        r = _as_1d(retrieved, "retrieved")
         if r.dtype.kind != "b" or r.shape[0] != q.shape[0]:
             raise param_error("retrieved", f"a boolean array of length {q.shape[0]}",
                               retrieved, caller)
@@ -129,9 +128,8 @@ def count_queries(log: Any, qids: Any) -> np.ndarray:
     >>> count_queries(["7", "3", "7", "7", "9"], [3, 7, 8])
     array([1, 3, 0])
     """
-    caller = public_name()
-    keys, counts = np.unique([_key(x) for x in _as_1d(log, "log", caller).tolist()],
+    keys, counts = np.unique([_key(x) for x in _as_1d(log, "log").tolist()],
                              return_counts=True)
     table = dict(zip(keys.tolist(), counts.tolist()))
-    q = _as_1d(qids, "qids", caller)
+    q = _as_1d(qids, "qids")
     return np.array([table.get(_key(x), 0) for x in q.tolist()], dtype=np.int64)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import public_name
 from ..exceptions import InputError
 
 
@@ -24,7 +25,8 @@ def _key(q: Any) -> str:
     return str(q)
 
 
-def _as_1d(value: Any, name: str, caller: str) -> np.ndarray:
+def _as_1d(value: Any, name: str) -> np.ndarray:
+    caller = public_name()
     arr = np.asarray(value)
     if arr.ndim != 1:
         raise InputError(
@@ -34,7 +36,8 @@ def _as_1d(value: Any, name: str, caller: str) -> np.ndarray:
     return arr
 
 
-def _same_length(arr: np.ndarray, qids: np.ndarray, name: str, caller: str) -> None:
+def _same_length(arr: np.ndarray, qids: np.ndarray, name: str) -> None:
+    caller = public_name()
     if arr.shape[0] != qids.shape[0]:
         raise InputError(
             f"The {name!r} parameter of {caller} must have one value per query: "
@@ -42,8 +45,9 @@ def _same_length(arr: np.ndarray, qids: np.ndarray, name: str, caller: str) -> N
         )
 
 
-def _unique_qids(qids: Any, caller: str) -> np.ndarray:
-    q = _as_1d(qids, "qids", caller)
+def _unique_qids(qids: Any) -> np.ndarray:
+    caller = public_name()
+    q = _as_1d(qids, "qids")
     keys = [_key(x) for x in q.tolist()]
     if len(set(keys)) != len(keys):
         seen: set[str] = set()

@@ -12,7 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import Options, Satisfies, check_int, param_error, public_name, validate_params
+from .._validation import (
+    Options,
+    Satisfies,
+    check_int,
+    param_error,
+    public_name,
+    relabel,
+    validate_params,
+)
 from ..exceptions import InputError
 from ._common import _as_1d, _key, _listing, _same_length, _unique_qids
 
@@ -56,26 +64,29 @@ class Segmentation:
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        # the class is public, built directly or by the by_* functions: its messages name it
         caller = "Segmentation"
-        if not isinstance(self.name, str) or not self.name:
-            raise param_error("name", "a non-empty str", self.name, caller)
-        qids = _unique_qids(self.qids, caller)
-        labels = _as_1d(self.labels, "labels", caller)
-        _same_length(labels, qids, "labels", caller)
-        labels = np.array([str(x) for x in labels.tolist()], dtype=object)
-        order = tuple(str(o) for o in self.order) if self.order else tuple(
-            sorted(set(labels.tolist()))
-        )
-        if len(set(order)) != len(order):
-            raise param_error("order", "a sequence of distinct segment names", self.order, caller)
-        unknown = sorted(set(labels.tolist()) - set(order))
-        if unknown:
-            raise param_error("order", f"a sequence naming every segment (missing "
-                              f"{_listing(unknown)})", self.order, caller)
-        object.__setattr__(self, "qids", qids)
-        object.__setattr__(self, "labels", labels)
-        object.__setattr__(self, "order", order)
-        object.__setattr__(self, "_index", {_key(q): i for i, q in enumerate(qids.tolist())})
+        with relabel(caller):
+            if not isinstance(self.name, str) or not self.name:
+                raise param_error("name", "a non-empty str", self.name, caller)
+            qids = _unique_qids(self.qids)
+            labels = _as_1d(self.labels, "labels")
+            _same_length(labels, qids, "labels")
+            labels = np.array([str(x) for x in labels.tolist()], dtype=object)
+            order = tuple(str(o) for o in self.order) if self.order else tuple(
+                sorted(set(labels.tolist()))
+            )
+            if len(set(order)) != len(order):
+                raise param_error("order", "a sequence of distinct segment names", self.order,
+                                  caller)
+            unknown = sorted(set(labels.tolist()) - set(order))
+            if unknown:
+                raise param_error("order", f"a sequence naming every segment (missing "
+                                  f"{_listing(unknown)})", self.order, caller)
+            object.__setattr__(self, "qids", qids)
+            object.__setattr__(self, "labels", labels)
+            object.__setattr__(self, "order", order)
+            object.__setattr__(self, "_index", {_key(q): i for i, q in enumerate(qids.tolist())})
 
     def __len__(self) -> int:
         return int(self.qids.shape[0])
@@ -92,7 +103,8 @@ class Segmentation:
         InputError
             Some queries have no segment; the message names them.
         """
-        keys = [_key(q) for q in _as_1d(qids, "qids", "Segmentation.labels_for").tolist()]
+        with relabel("Segmentation.labels_for"):
+            keys = [_key(q) for q in _as_1d(qids, "qids").tolist()]
         idx = np.fromiter((self._index.get(k, -1) for k in keys), dtype=np.int64,
                           count=len(keys))
         if (idx < 0).any():
@@ -145,9 +157,9 @@ def by_candidates(qids: Any, n_candidates: Any, *, bins: int | Sequence[int] = 3
     {'1-9': 1, '10-49': 1, '50+': 1}
     """
     caller = public_name()
-    q = _unique_qids(qids, caller)
-    counts = _as_1d(n_candidates, "n_candidates", caller)
-    _same_length(counts, q, "n_candidates", caller)
+    q = _unique_qids(qids)
+    counts = _as_1d(n_candidates, "n_candidates")
+    _same_length(counts, q, "n_candidates")
     whole = counts.dtype.kind == "f" and bool(
         np.all(np.isfinite(counts)) and np.all(counts == np.round(counts)))
     if counts.dtype.kind not in "iu" and not whole:
@@ -233,9 +245,9 @@ def by_frequency(
     {'head': 2, 'torso': 2, 'tail': 2}
     """
     caller = public_name()
-    q = _unique_qids(qids, caller)
-    f = _as_1d(frequency, "frequency", caller)
-    _same_length(f, q, "frequency", caller)
+    q = _unique_qids(qids)
+    f = _as_1d(frequency, "frequency")
+    _same_length(f, q, "frequency")
     try:
         f = f.astype(np.float64)
     except (TypeError, ValueError):
@@ -293,10 +305,9 @@ def by_column(qids: Any, values: Any, *, name: str = "type",
     >>> by_column([1, 2, 3], ["nav", "info", "nav"]).sizes()
     {'info': 1, 'nav': 2}
     """
-    caller = public_name()
-    q = _unique_qids(qids, caller)
-    v = _as_1d(values, "values", caller)
-    _same_length(v, q, "values", caller)
+    q = _unique_qids(qids)
+    v = _as_1d(values, "values")
+    _same_length(v, q, "values")
     labels = np.array([str(x) for x in v.tolist()], dtype=object)
     return Segmentation(name, q, labels, tuple(order) if order else (),
                         f"the {name!r} of each query")

@@ -315,13 +315,13 @@ def segment_table(
     if not isinstance(segmentation, Segmentation):
         raise param_error("segmentation", "a skrank.segments.Segmentation",
                           type(segmentation).__name__, caller)
-    q = _as_1d(qids, "qids", caller)
-    av = _as_1d(a, "a", caller).astype(np.float64)
-    _same_length(av, q, "a", caller)
+    q = _as_1d(qids, "qids")
+    av = _as_1d(a, "a").astype(np.float64)
+    _same_length(av, q, "a")
     bv = None
     if b is not None:
-        bv = _as_1d(b, "b", caller).astype(np.float64)
-        _same_length(bv, q, "b", caller)
+        bv = _as_1d(b, "b").astype(np.float64)
+        _same_length(bv, q, "b")
     if seed is None:  # one seed for every segment, reported with the table
         seed = int(np.random.default_rng().integers(0, 2**63))
     labels = segmentation.labels_for(q)
