@@ -13,7 +13,7 @@ import numbers
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from .._validation import Described, Interval, Options, check_choice, param_error
+from .._validation import Described, Interval, Options, check_choice, param_error, public_name
 
 __all__ = [
     "CENSORING_SOURCES",
@@ -131,8 +131,9 @@ def _show(value: Any) -> str:
 CONVENTION_NAMES = tuple(f.name for f in fields(SurvivalConventions))
 
 
-def resolve(preset: str | None, caller: str, **given: Any) -> SurvivalConventions:
+def resolve(preset: str | None, **given: Any) -> SurvivalConventions:
     """The conventions of one call: skrank's defaults, then ``preset``, then ``given``."""
+    caller = public_name()
     conv = SurvivalConventions()
     if preset is not None:
         check_choice("preset", preset, SURVIVAL_PRESETS, caller)

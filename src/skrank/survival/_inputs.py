@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_column, input_error
+from .._validation import as_column, input_error, public_name
 
 __all__ = ["check_estimate", "check_event", "check_time", "check_times", "input_error",
            "survival_pair"]
@@ -18,8 +18,9 @@ def _shown(values: np.ndarray, limit: int = 3) -> str:
     ) + "]"
 
 
-def check_event(value: Any, name: str, caller: str) -> np.ndarray:
+def check_event(value: Any, name: str) -> np.ndarray:
     """The event indicator as a bool array: booleans, or numbers that are all 0 or 1."""
+    caller = public_name()
     arr = as_column(name, value, caller, kinds=None)
     if arr.dtype.kind == "b":
         return arr.astype(bool, copy=False)
@@ -32,8 +33,9 @@ def check_event(value: Any, name: str, caller: str) -> np.ndarray:
     return arr == 1
 
 
-def check_time(value: Any, name: str, caller: str) -> np.ndarray:
+def check_time(value: Any, name: str) -> np.ndarray:
     """Observed times as float64: finite and >= 0."""
+    caller = public_name()
     arr = as_column(name, value, caller, kinds="iuf", what="numeric times")
     arr = arr.astype(np.float64, copy=False)
     bad = ~np.isfinite(arr)
@@ -49,8 +51,9 @@ def check_time(value: Any, name: str, caller: str) -> np.ndarray:
     return arr
 
 
-def survival_pair(value: Any, name: str, caller: str) -> tuple[np.ndarray, np.ndarray]:
+def survival_pair(value: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     """``(event, time)`` from a structured array (event field first) or an (event, time) pair."""
+    caller = public_name()
     if isinstance(value, np.ndarray) and value.dtype.names is not None:
         if len(value.dtype.names) != 2:
             raise input_error(
@@ -61,11 +64,11 @@ def survival_pair(value: Any, name: str, caller: str) -> tuple[np.ndarray, np.nd
                 caller,
             )
         ev_field, t_field = value.dtype.names
-        event = check_event(value[ev_field], f'{name}["{ev_field}"]', caller)
-        time = check_time(value[t_field], f'{name}["{t_field}"]', caller)
+        event = check_event(value[ev_field], f'{name}["{ev_field}"]')
+        time = check_time(value[t_field], f'{name}["{t_field}"]')
     elif isinstance(value, (tuple, list)) and len(value) == 2:
-        event = check_event(value[0], f"{name}[0] (event)", caller)
-        time = check_time(value[1], f"{name}[1] (time)", caller)
+        event = check_event(value[0], f"{name}[0] (event)")
+        time = check_time(value[1], f"{name}[1] (time)")
         if event.shape[0] != time.shape[0]:
             raise input_error(
                 name, "a pair (event, time) of equal lengths",
@@ -85,9 +88,10 @@ def survival_pair(value: Any, name: str, caller: str) -> tuple[np.ndarray, np.nd
 
 
 def check_estimate(
-    value: Any, n: int, caller: str, *, ndim: tuple[int, ...] = (1,), name: str = "estimate"
+    value: Any, n: int, *, ndim: tuple[int, ...] = (1,), name: str = "estimate"
 ) -> np.ndarray:
     """Predictions as float64, finite, one row per subject (1-D, or 2-D when allowed)."""
+    caller = public_name()
     arr = np.asarray(value)
     if ndim == (1,) and arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr.ravel()
@@ -114,11 +118,12 @@ def check_estimate(
     return arr
 
 
-def check_times(value: Any, test_time: np.ndarray, caller: str) -> tuple[np.ndarray, np.ndarray]:
+def check_times(value: Any, test_time: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Evaluation times: finite, distinct, inside ``[min(test_time), max(test_time))``.
 
     Returns the times sorted and the order that sorts them (for the columns of ``estimate``).
     """
+    caller = public_name()
     arr = np.atleast_1d(np.asarray(value))
     if arr.ndim != 1 or arr.shape[0] == 0 or arr.dtype.kind not in "iuf":
         raise input_error("times", "a non-empty 1-D array of numbers", repr(value), caller)

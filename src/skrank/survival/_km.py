@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import public_name
 from ..exceptions import InputError
 
 
@@ -24,8 +25,9 @@ class StepFunction:
     value: np.ndarray
     source: str  # "training data" or "test data", for messages
 
-    def __call__(self, t: np.ndarray, caller: str, what: str) -> np.ndarray:
+    def __call__(self, t: np.ndarray, what: str) -> np.ndarray:
         """The function at ``t``; beyond its last time only when it has reached 0 there."""
+        caller = public_name()
         t = np.asarray(t, dtype=np.float64)
         last = self.x[-1]
         beyond = t > last
@@ -67,10 +69,11 @@ def survival_km(event: np.ndarray, time: np.ndarray, source: str) -> StepFunctio
 
 
 def inverse_weights(
-    G: StepFunction, time: np.ndarray, caller: str, what: str = "time"
+    G: StepFunction, time: np.ndarray, what: str = "time"
 ) -> np.ndarray:
     """``1 / G(time)``; an error where ``G`` is 0 (no subject left uncensored)."""
-    g = G(time, caller, what)
+    caller = public_name()
+    g = G(time, what)
     if (g <= 0).any():
         bad = float(time[g <= 0].min())
         raise InputError(

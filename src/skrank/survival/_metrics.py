@@ -49,7 +49,6 @@ def _concordance(
     weight: np.ndarray,
     anchors: np.ndarray,
     conv: SurvivalConventions,
-    caller: str,
     tau: float | None = None,
 ) -> ConcordanceResult:
     order = np.argsort(time, kind="stable")
@@ -71,7 +70,7 @@ def _concordance(
     if counted == 0:
         where = f" with an event before tau={tau:g}" if tau is not None else ""
         raise InputError(
-            f"{caller} found no comparable pairs{where}: a pair is comparable when the "
+            f"{public_name()} found no comparable pairs{where}: a pair is comparable when the "
             "subject with the shorter time had an event"
             + (" (pairs tied in risk are excluded by tied_risk='exclude')"
                if conv.tied_risk == "exclude" and n_tie else "")
@@ -170,21 +169,19 @@ def concordance_index_censored(
     0.9545
     """
     caller = public_name()
-    conv = resolve(
-        preset, caller, tied_tol=tied_tol, tied_risk=tied_risk, tied_time=tied_time,
-        orientation=orientation,
-    )
-    event = check_event(event_indicator, "event_indicator", caller)
-    time = check_time(event_time, "event_time", caller)
+    conv = resolve(preset, tied_tol=tied_tol, tied_risk=tied_risk, tied_time=tied_time,
+                   orientation=orientation)
+    event = check_event(event_indicator, "event_indicator")
+    time = check_time(event_time, "event_time")
     if event.shape[0] != time.shape[0]:
         raise InputError(
             f"The 'event_time' parameter of {caller} must have one time per subject of "
             f"event_indicator ({event.shape[0]}). Got {time.shape[0]} times instead."
         )
-    est = check_estimate(estimate, event.shape[0], caller)
+    est = check_estimate(estimate, event.shape[0])
     risk = _oriented(est, conv)
     weight = np.ones(event.shape[0])
-    return _concordance("Harrell's C", event, time, risk, weight, event, conv, caller)
+    return _concordance("Harrell's C", event, time, risk, weight, event, conv)
 
 
 def _censoring(
@@ -192,25 +189,24 @@ def _censoring(
     survival_train: Any,
     test_event: np.ndarray,
     test_time: np.ndarray,
-    caller: str,
 ) -> StepFunction:
     if conv.censoring == "test":
         return censoring_km(test_event, test_time, "test data")
     if survival_train is None:
         raise InputError(
-            f"The 'survival_train' parameter of {caller} must be the training data's "
+            f"The 'survival_train' parameter of {public_name()} must be the training data's "
             "survival outcomes under censoring='train' (scikit-survival's rule). Got None "
             "instead. Pass censoring='test' to estimate the censoring from the test data."
         )
-    ev, t = survival_pair(survival_train, "survival_train", caller)
+    ev, t = survival_pair(survival_train, "survival_train")
     return censoring_km(ev, t, "training data")
 
 
-def _test_pair(survival_test: Any, caller: str) -> tuple[np.ndarray, np.ndarray]:
-    event, time = survival_pair(survival_test, "survival_test", caller)
+def _test_pair(survival_test: Any) -> tuple[np.ndarray, np.ndarray]:
+    event, time = survival_pair(survival_test, "survival_test")
     if not event.any():
         raise InputError(
-            f"The 'survival_test' parameter of {caller} must hold at least one event. Got "
+            f"The 'survival_test' parameter of {public_name()} must hold at least one event. Got "
             f"{event.shape[0]} censored subjects instead (scikit-survival: \"all samples are "
             "censored\")."
         )
@@ -289,32 +285,29 @@ def concordance_index_ipcw(
     >>> print(f"{c:.4f} from {c.n_comparable} pairs")
     0.8742 from 9 pairs
     """
-    caller = public_name()
-    conv = resolve(
-        preset, caller, tied_tol=tied_tol, tied_risk=tied_risk, tied_time=tied_time,
-        censoring=censoring, orientation=orientation,
-    )
+    conv = resolve(preset, tied_tol=tied_tol, tied_risk=tied_risk, tied_time=tied_time,
+                   censoring=censoring, orientation=orientation)
     if tau is not None:
         tau = float(tau)
-    event, time = _test_pair(survival_test, caller)
-    est = check_estimate(estimate, event.shape[0], caller)
-    G = _censoring(conv, survival_train, event, time, caller)
+    event, time = _test_pair(survival_test)
+    est = check_estimate(estimate, event.shape[0])
+    G = _censoring(conv, survival_train, event, time)
     anchors = event if tau is None else event & (time < tau)
     weight = np.zeros(event.shape[0])
     if anchors.any():
-        w = inverse_weights(G, time[anchors], caller, "the event time")
+        w = inverse_weights(G, time[anchors], "the event time")
         weight[anchors] = w * w
     return _concordance(
-        "Uno's C", event, time, _oriented(est, conv), weight, anchors, conv, caller, tau
+        "Uno's C", event, time, _oriented(est, conv), weight, anchors, conv, tau
     )
 
 
 def _grid(
-    estimate: Any, times: Any, event: np.ndarray, time: np.ndarray, caller: str,
-    allow_1d: bool,
+    estimate: Any, times: Any, event: np.ndarray, time: np.ndarray, allow_1d: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    grid, order = check_times(times, time, caller)
-    est = check_estimate(estimate, event.shape[0], caller, ndim=(1, 2))
+    caller = public_name()
+    grid, order = check_times(times, time)
+    est = check_estimate(estimate, event.shape[0], ndim=(1, 2))
     if est.ndim == 1:
         if not allow_1d and grid.shape[0] > 1:
             raise InputError(
@@ -403,13 +396,13 @@ def cumulative_dynamic_auc(
     [1.0, 1.0, 0.7835]
     """
     caller = public_name()
-    conv = resolve(preset, caller, tied_tol=tied_tol, censoring=censoring,
+    conv = resolve(preset, tied_tol=tied_tol, censoring=censoring,
                    orientation=orientation)
-    event, time = _test_pair(survival_test, caller)
-    grid, est = _grid(estimate, times, event, time, caller, allow_1d=True)
-    G = _censoring(conv, survival_train, event, time, caller)
+    event, time = _test_pair(survival_test)
+    grid, est = _grid(estimate, times, event, time, allow_1d=True)
+    G = _censoring(conv, survival_train, event, time)
     ipcw = np.zeros(event.shape[0])
-    ipcw[event] = inverse_weights(G, time[event], caller, "the event time")
+    ipcw[event] = inverse_weights(G, time[event], "the event time")
     risk = _oriented(est, conv)
     scores = np.empty(grid.shape[0])
     n_tied = 0
@@ -428,7 +421,7 @@ def cumulative_dynamic_auc(
     if grid.shape[0] == 1:
         mean = float(scores[0])
     else:
-        S = survival_km(event, time, "test data")(grid, caller, "time")
+        S = survival_km(event, time, "test data")(grid, "time")
         drop = -np.diff(np.r_[1.0, S])
         mean = float((scores * drop).sum() / (1.0 - S[-1]))
     return TimeDependentAUC(
@@ -439,19 +432,20 @@ def cumulative_dynamic_auc(
 
 def _brier(
     survival_train: Any, survival_test: Any, estimate: Any, times: Any,
-    conv: SurvivalConventions, caller: str,
+    conv: SurvivalConventions,
 ) -> BrierScores:
-    event, time = _test_pair(survival_test, caller)
-    grid, est = _grid(estimate, times, event, time, caller, allow_1d=False)
+    caller = public_name()
+    event, time = _test_pair(survival_test)
+    grid, est = _grid(estimate, times, event, time, allow_1d=False)
     if ((est < 0) | (est > 1)).any():
         raise InputError(
             f"The 'estimate' parameter of {caller} must hold survival probabilities in "
             f"[0, 1]. Got values in [{est.min():g}, {est.max():g}] instead (risk scores "
             "are not probabilities)."
         )
-    G = _censoring(conv, survival_train, event, time, caller)
-    g_t = G(grid, caller, "the evaluation time")
-    g_y = G(time, caller, "the test time")
+    G = _censoring(conv, survival_train, event, time)
+    g_t = G(grid, "the evaluation time")
+    g_y = G(time, "the test time")
     with np.errstate(divide="ignore"):
         inv_t = np.where(g_t > 0, 1.0 / np.where(g_t > 0, g_t, 1.0), 0.0)
         inv_y = np.where(g_y > 0, 1.0 / np.where(g_y > 0, g_y, 1.0), 0.0)
@@ -514,9 +508,8 @@ def brier_score(
     >>> scores.round(4).tolist()
     [0.26, 0.29]
     """
-    caller = public_name()
-    conv = resolve(None, caller, censoring=censoring)
-    return _brier(survival_train, survival_test, estimate, times, conv, caller)
+    conv = resolve(None, censoring=censoring)
+    return _brier(survival_train, survival_test, estimate, times, conv)
 
 
 @validate_params(declared("censoring"))
@@ -549,8 +542,8 @@ def integrated_brier_score(
     events)
     """
     caller = public_name()
-    conv = resolve(None, caller, censoring=censoring)
-    res = _brier(survival_train, survival_test, estimate, times, conv, caller)
+    conv = resolve(None, censoring=censoring)
+    res = _brier(survival_train, survival_test, estimate, times, conv)
     if res.times.shape[0] < 2:
         raise InputError(
             f"The 'times' parameter of {caller} must hold at least two time points. Got "

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._routing import UNCHANGED, require_routing, set_requests
-from .._validation import Satisfies, check_real, param_error, validate_params
+from .._validation import Satisfies, check_real, param_error, relabel, validate_params
 from ..exceptions import InputError, InvalidParameterError
 from ._conventions import declared, resolve
 from ._inputs import survival_pair
@@ -117,28 +117,29 @@ class SurvivalScorer:
         preset: str | None = None,
         **conventions: Any,
     ) -> None:
-        caller = "make_survival_scorer"
-        self.metric = _METRICS.get(metric) if isinstance(metric, str) else None
-        if self.metric is None:
-            raise param_error(
-                "metric", "one of 'harrell_c', 'uno_c', 'cumulative_auc', 'integrated_brier'",
-                metric, caller,
-            )
-        self.conventions = resolve(preset, caller, **conventions)
-        if tau is not None:
-            if self.metric != "uno_c":
-                raise param_error("tau", "None: it applies to 'uno_c' only", tau, caller)
-            tau = check_real("tau", tau, positive=True, caller=caller)
-        if self.metric in ("cumulative_auc", "integrated_brier"):
-            if times is None:
-                raise param_error("times", f"the evaluation times of {self.metric!r}", None,
-                                  caller)
-            times = np.atleast_1d(np.asarray(times, dtype=np.float64))
-        elif times is not None:
-            raise param_error("times", "None: it applies to 'cumulative_auc' and "
-                              "'integrated_brier' only", times, caller)
-        if survival is not None:
-            survival_pair(survival, "survival", caller)
+        caller = "make_survival_scorer"  # the class's messages name its factory
+        with relabel(caller):
+            self.metric = _METRICS.get(metric) if isinstance(metric, str) else None
+            if self.metric is None:
+                raise param_error(
+                    "metric", "one of 'harrell_c', 'uno_c', 'cumulative_auc', 'integrated_brier'",
+                    metric, caller,
+                )
+            self.conventions = resolve(preset, **conventions)
+            if tau is not None:
+                if self.metric != "uno_c":
+                    raise param_error("tau", "None: it applies to 'uno_c' only", tau, caller)
+                tau = check_real("tau", tau, positive=True, caller=caller)
+            if self.metric in ("cumulative_auc", "integrated_brier"):
+                if times is None:
+                    raise param_error("times", f"the evaluation times of {self.metric!r}", None,
+                                      caller)
+                times = np.atleast_1d(np.asarray(times, dtype=np.float64))
+            elif times is not None:
+                raise param_error("times", "None: it applies to 'cumulative_auc' and "
+                                  "'integrated_brier' only", times, caller)
+            if survival is not None:
+                survival_pair(survival, "survival")
         self.tau = tau
         self.times = times
         self.survival = survival
@@ -155,7 +156,8 @@ class SurvivalScorer:
         if self.times is not None:
             parts.append(f"times=<{self.times.shape[0]} times>")
         if self.survival is not None:
-            n = survival_pair(self.survival, "survival", "make_survival_scorer")[0].shape[0]
+            with relabel("make_survival_scorer"):
+                n = survival_pair(self.survival, "survival")[0].shape[0]
             parts.append(f"survival=<{n} subjects>")
         if self._preset is not None:
             parts.append(f"preset={self._preset!r}")
@@ -199,7 +201,8 @@ class SurvivalScorer:
         if survival_train is not None:
             return survival_train
         if sample_index is not None and self.survival is not None:
-            event, time = survival_pair(self.survival, "survival", where)
+            with relabel(where):
+                event, time = survival_pair(self.survival, "survival")
             idx = np.asarray(sample_index)
             if idx.ndim != 1 or idx.shape[0] != n or idx.dtype.kind not in "iu":
                 raise InputError(
@@ -257,7 +260,8 @@ class SurvivalScorer:
         float
         """
         where = repr(self)
-        event, time = survival_pair(y_true, "y_true", where)
+        with relabel(where):
+            event, time = survival_pair(y_true, "y_true")
         n = event.shape[0]
         train = None
         if self.metric in _NEEDS_CENSORING:
