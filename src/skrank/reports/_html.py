@@ -314,17 +314,19 @@ def data_notes(report: Report) -> list[str]:
                 if r.tie_interval is not None:
                     span = (f"; from worst to best order of the ties it ranges over "
                             f"[{r.tie_interval[0]:.4f}, {r.tie_interval[1]:.4f}]")
+                has = "query has" if r.n_tie_affected == 1 else "queries have"
                 notes.append(
-                    f"ties: {name}, {m.display}: {r.n_tie_affected} of {r.n_queries} queries "
-                    f"have documents with equal scores and different labels inside or across "
+                    f"ties: {name}, {m.display}: {r.n_tie_affected} of {r.n_queries} {has} "
+                    f"documents with equal scores and different labels inside or across "
                     f"the cutoff, so the value depends on the tie rule "
                     f"(ties={r.conventions.for_metric(m.name).ties}){span}.")
             if r.n_empty:
                 how = {"exclude": "left out of the mean", "zero": "counted as 0",
                        "one": "counted as 1"}.get(r.conventions.empty, "")
+                has = "query has" if r.n_empty == 1 else "queries have"
                 notes.append(
                     f"empty queries: {name}, {m.display}: {r.n_empty} of {r.n_queries} "
-                    f"queries have no relevant document ({how}; "
+                    f"{has} no relevant document ({how}; "
                     f"empty={r.conventions.empty}).")
     return notes
 

@@ -29,6 +29,8 @@ __all__ = ["metric_at_k", "plot_differences", "plot_forest", "plot_metric_at_k",
 
 PLOT_FORMATS = ("png", "svg")
 _WIN, _LOSS, _TIE = "#1b7837", "#b2182b", "#999999"
+#: Above this many queries the per-query differences are drawn as filled areas, not bars.
+_MAX_BARS = 400
 
 
 def _figure(figsize: tuple[float, float]) -> Any:
@@ -68,7 +70,7 @@ def plot_differences(comparison: PairedComparison, path: Any = None, *,
     """Bar chart of the per-query differences, sorted, with the mean and its interval.
 
     The queries of the comparison's largest losses (``largest_losses``) are named on their
-    bars.
+    bars. Above 400 queries the bars become two filled areas (losses and wins).
 
     Parameters
     ----------
@@ -110,8 +112,17 @@ def plot_differences(comparison: PairedComparison, path: Any = None, *,
     fig = _figure((7.0, 3.9 if conventions else 3.6))
     ax = fig.add_subplot()
     x = np.arange(d.size)
-    colors = np.where(d > 0, _WIN, np.where(d < 0, _LOSS, _TIE))
-    ax.bar(x, d, width=0.85, color=colors)
+    if d.size <= _MAX_BARS:
+        colors = np.where(d > 0, _WIN, np.where(d < 0, _LOSS, _TIE))
+        ax.bar(x, d, width=0.85, color=colors)
+    else:
+        # the sorted differences as two filled areas through at most _MAX_BARS points of the
+        # (monotone) curve, not thousands of bars: a light SVG, a readable PNG
+        at = np.unique(np.linspace(0, d.size - 1, _MAX_BARS).round().astype(np.intp))
+        at = np.union1d(at, [np.searchsorted(d, 0.0, "left"), np.searchsorted(d, 0.0, "right")]
+                        ).clip(0, d.size - 1)
+        ax.fill_between(x[at], np.minimum(d[at], 0.0), 0.0, color=_LOSS, linewidth=0)
+        ax.fill_between(x[at], np.maximum(d[at], 0.0), 0.0, color=_WIN, linewidth=0)
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.axhline(c.mean_difference, color="#2166ac", linewidth=1.2,
                label=f"mean {c.mean_difference:+.4f}")
@@ -122,14 +133,23 @@ def plot_differences(comparison: PairedComparison, path: Any = None, *,
     losses = list(c.largest_losses)[:label_losses]
     if losses and len(c.qids) == raw.size:
         position = {str(q): i for i, q in enumerate(np.asarray(c.qids)[order].tolist())}
-        for loss in losses:
+        wide = d.size <= 60  # bars wide enough for a name each (about 7 points or more)
+        for rank, loss in enumerate(losses):
             i = position.get(str(loss.qid))
-            if i is not None:  # the query's name under its bar
+            if i is None:
+                continue
+            if wide:  # the query's name under its bar
                 ax.annotate(_text(loss.qid), xy=(i, d[i]), xytext=(0, -3),
                             textcoords="offset points", fontsize="x-small", color=_LOSS,
                             rotation=90, va="top", ha="center")
+            else:  # names one under the other, each tied to its query by a line
+                ax.annotate(_text(loss.qid), xy=(i, d[i]), xytext=(14, -4 - 9 * rank),
+                            textcoords="offset points", fontsize="x-small", color=_LOSS,
+                            va="top", ha="left",
+                            arrowprops={"arrowstyle": "-", "color": _LOSS, "lw": 0.5})
         low, high = float(d.min()), float(max(d.max(), 0.0))
-        ax.set_ylim(low - 0.3 * max(high - low, 1e-9), None)
+        room = 0.3 if wide else 0.12 + 0.06 * len(losses)
+        ax.set_ylim(low - room * max(high - low, 1e-9), None)
     metric = c.metric or "metric"
     ax.set_xlabel(f"query, sorted by difference ({c.wins} wins, {c.ties} ties, "
                   f"{c.losses} losses)")
