@@ -21,7 +21,7 @@ _K = Described("a fraction of the rows (a float in (0, 1]) or a number of rows (
                Interval(int, 1), Interval(float, 0, 1, closed="right"))
 
 
-def _check_k(k: Any, caller: str) -> tuple[str, float]:
+def _check_k(k: Any) -> tuple[str, float]:
     """``("fraction", k)`` for a float in (0, 1], ``("count", k)`` for an int >= 1."""
     if isinstance(k, numbers.Integral) and not isinstance(k, bool):
         if k >= 1:
@@ -31,7 +31,7 @@ def _check_k(k: Any, caller: str) -> tuple[str, float]:
             return "fraction", float(k)
     raise param_error(
         "k", "a fraction of the rows (a float in (0, 1]) or a number of rows (an int >= 1)",
-        k, caller,
+        k, public_name(),
     )
 
 
@@ -110,9 +110,9 @@ def uplift_at_k(
     row: 1 treated, 0 control) instead.
     """
     caller = public_name()
-    kind, kval = _check_k(k, caller)
-    conv = resolve(CUT, preset, caller, ties=ties)
-    rows = check_rows(y_true, uplift, treatment, caller)
+    kind, kval = _check_k(k)
+    conv = resolve(CUT, preset, ties=ties)
+    rows = check_rows(y_true, uplift, treatment)
     kn = rank(rows, rows.score, conv.ties)
     if strategy == "overall":
         size = int(rows.n * kval) if kind == "fraction" else int(kval)
@@ -215,8 +215,8 @@ def uplift_by_percentile(
         50-100          2          2   -0.0667
     """
     caller = public_name()
-    conv = resolve(CUT, preset, caller, ties=ties)
-    rows = check_rows(y_true, uplift, treatment, caller)
+    conv = resolve(CUT, preset, ties=ties)
+    rows = check_rows(y_true, uplift, treatment)
     if bins >= rows.n:
         raise param_error("bins", f"an int smaller than the number of rows ({rows.n})", bins,
                           caller)

@@ -10,7 +10,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from .._validation import Described, InstanceOf, Options, check_choice, param_error
+from .._validation import (
+    Described,
+    InstanceOf,
+    Options,
+    check_choice,
+    param_error,
+    public_name,
+)
 
 __all__ = [
     "AREAS",
@@ -177,7 +184,6 @@ CONVENTION_NAMES = tuple(f.name for f in fields(UpliftConventions))
 def resolve(
     kind: str,
     preset: str | None,
-    caller: str,
     allowed: dict[str, tuple[str, ...]] | None = None,
     **given: Any,
 ) -> UpliftConventions:
@@ -186,6 +192,7 @@ def resolve(
     ``allowed`` narrows a convention's closed set for this function (curves take
     ``normalize`` in ``("last", "none")``).
     """
+    caller = public_name()
     values: dict[str, Any] = dict(_DEFAULTS[kind])
     if preset is not None:
         check_choice("preset", preset, UPLIFT_PRESETS, caller)

@@ -63,7 +63,7 @@ def curve_values(kn: Knots, kind: str, empty_group: str) -> np.ndarray:
     return _fill_prefix(np.subtract(yt, share, out=share), x, empty_c)
 
 
-def _scale(y: np.ndarray, normalize: str, caller: str) -> np.ndarray:
+def _scale(y: np.ndarray, normalize: str) -> np.ndarray:
     if normalize != "last":
         return y
     last = abs(float(y[-1]))
@@ -73,7 +73,7 @@ def _scale(y: np.ndarray, normalize: str, caller: str) -> np.ndarray:
             "'none' (or 'perfect' for a score) when the curve ends at 0: normalize='last' "
             "divides the curve by its last point",
             "'last'",
-            caller,
+            public_name(),
         )
     return y / last
 
@@ -93,9 +93,9 @@ def area(x: np.ndarray, y: np.ndarray, how: str) -> float:
     return float(np.interp(np.arange(int(n) + 1), x, y).sum() / (n + 1.0))
 
 
-def _curve(kind: str, rows: Rows, kn: Knots, conv: UpliftConventions, caller: str,
+def _curve(kind: str, rows: Rows, kn: Knots, conv: UpliftConventions,
            shown: tuple[str, ...] = _CURVE_SHOWN) -> UpliftCurve:
-    y = _scale(curve_values(kn, kind.split()[-1], conv.empty_group), conv.normalize, caller)
+    y = _scale(curve_values(kn, kind.split()[-1], conv.empty_group), conv.normalize)
     return UpliftCurve(kind, kn.x, y, conv, shown, rows.n, rows.n_treatment, rows.n_control,
                        kn.n_tied)
 
@@ -135,11 +135,11 @@ def _perfect_knots(rows: Rows, kind: str, ties: str, kn: Knots | None = None) ->
     return category_knots(n_cat, score)
 
 
-def _perfect_qini(rows: Rows, conv: UpliftConventions, caller: str,
+def _perfect_qini(rows: Rows, conv: UpliftConventions,
                   model: Knots | None = None) -> UpliftCurve:
     if conv.negative_effect:
         kn = _perfect_knots(rows, "qini", conv.ties, model)
-        return _curve("perfect qini", rows, kn, conv, caller,
+        return _curve("perfect qini", rows, kn, conv,
                       ("negative_effect", *_CURVE_SHOWN))
     y = rows.y.astype(np.float64)
     t = rows.treated
@@ -150,10 +150,10 @@ def _perfect_qini(rows: Rows, conv: UpliftConventions, caller: str,
             "True when the treatment's average effect is negative (the perfect Qini curve of "
             "a treatment that harms no one cannot end below 0)",
             f"False with {net:.6g} net responses",
-            caller,
+            public_name(),
         )
     x = np.array([0.0, net, float(rows.n)])
-    yv = _scale(np.array([0.0, net, net]), conv.normalize, caller)
+    yv = _scale(np.array([0.0, net, net]), conv.normalize)
     return UpliftCurve("perfect qini", x, yv, conv, ("negative_effect", "normalize"),
                        rows.n, rows.n_treatment, rows.n_control, 0)
 
@@ -216,11 +216,10 @@ def uplift_curve(
     uplift curve: 9 points ending at 4.0000 (ties=unstable, empty_group=interpolate,
     normalize=none; 8 rows: 4 treated, 4 control)
     """
-    caller = public_name()
-    conv = resolve(CURVE, preset, caller, _CURVE_NORMALIZE, ties=ties, empty_group=empty_group,
+    conv = resolve(CURVE, preset, _CURVE_NORMALIZE, ties=ties, empty_group=empty_group,
                    normalize=normalize)
-    rows = check_rows(y_true, uplift, treatment, caller)
-    return _curve("uplift", rows, rank(rows, rows.score, conv.ties), conv, caller)
+    rows = check_rows(y_true, uplift, treatment)
+    return _curve("uplift", rows, rank(rows, rows.score, conv.ties), conv)
 
 
 @validate_params(declared("preset", "ties", "empty_group", "normalize"))
@@ -264,11 +263,10 @@ def qini_curve(
     >>> curve.y.tolist()
     [0.0, 1.0, 2.0, 3.0, 3.0, 2.0]
     """
-    caller = public_name()
-    conv = resolve(CURVE, preset, caller, _CURVE_NORMALIZE, ties=ties, empty_group=empty_group,
+    conv = resolve(CURVE, preset, _CURVE_NORMALIZE, ties=ties, empty_group=empty_group,
                    normalize=normalize)
-    rows = check_rows(y_true, uplift, treatment, caller)
-    return _curve("qini", rows, rank(rows, rows.score, conv.ties), conv, caller)
+    rows = check_rows(y_true, uplift, treatment)
+    return _curve("qini", rows, rank(rows, rows.score, conv.ties), conv)
 
 
 @validate_params(declared("preset", "ties", "empty_group", "normalize"))
@@ -307,12 +305,11 @@ def perfect_uplift_curve(
     >>> perfect_uplift_curve(y, t).y.tolist()
     [0.0, 3.0, 6.0, 5.25, 4.0]
     """
-    caller = public_name()
-    conv = resolve(CURVE, preset, caller, _CURVE_NORMALIZE, ties=ties, empty_group=empty_group,
+    conv = resolve(CURVE, preset, _CURVE_NORMALIZE, ties=ties, empty_group=empty_group,
                    normalize=normalize)
-    rows = check_rows(y_true, None, treatment, caller, binary_y=True)
+    rows = check_rows(y_true, None, treatment, binary_y=True)
     kn = _perfect_knots(rows, "uplift", conv.ties)
-    return _curve("perfect uplift", rows, kn, conv, caller)
+    return _curve("perfect uplift", rows, kn, conv)
 
 
 @validate_params(declared("preset", "ties", "empty_group", "normalize", "negative_effect"))
@@ -365,11 +362,10 @@ def perfect_qini_curve(
     True when the treatment's average effect is negative (the perfect Qini curve of a treatment
     that harms no one cannot end below 0). Got False with -1 net responses instead.
     """
-    caller = public_name()
-    conv = resolve(PERFECT_QINI, preset, caller, _CURVE_NORMALIZE, ties=ties,
+    conv = resolve(PERFECT_QINI, preset, _CURVE_NORMALIZE, ties=ties,
                    empty_group=empty_group, normalize=normalize, negative_effect=negative_effect)
-    rows = check_rows(y_true, None, treatment, caller, binary_y=True)
-    return _perfect_qini(rows, conv, caller)
+    rows = check_rows(y_true, None, treatment, binary_y=True)
+    return _perfect_qini(rows, conv)
 
 
 def _score(
@@ -377,20 +373,20 @@ def _score(
     kind: str,
     rows: Rows,
     conv: UpliftConventions,
-    caller: str,
 ) -> UpliftScore:
+    caller = public_name()
     kn = rank(rows, rows.score, conv.ties)
-    actual = _scale(curve_values(kn, kind, conv.empty_group), conv.normalize, caller)
+    actual = _scale(curve_values(kn, kind, conv.empty_group), conv.normalize)
     random = float(actual[-1]) / 2.0 if conv.baseline == "random" else 0.0
     value = area(kn.x, actual, conv.area) - random
     shown = ("ties", "empty_group", "normalize", "baseline", "area")
     if conv.normalize == "perfect":
         if kind == "qini":
             shown += ("negative_effect",)
-            perfect = _perfect_qini(rows, conv, caller, kn)
+            perfect = _perfect_qini(rows, conv, kn)
         else:
             pkn = _perfect_knots(rows, "uplift", conv.ties, kn)
-            perfect = _curve("perfect uplift", rows, pkn, conv, caller)
+            perfect = _curve("perfect uplift", rows, pkn, conv)
         best = area(perfect.x, perfect.y, conv.area) - (
             float(perfect.y[-1]) / 2.0 if conv.baseline == "random" else 0.0
         )
@@ -467,12 +463,11 @@ def uplift_auc_score(
     >>> round(score, 4), f"{score:.2f}", score > 0.5, float(score) * 2
     (0.7959, '0.80', True, 1.5918367346938775)
     """
-    caller = public_name()
-    conv = resolve(UPLIFT_AUC, preset, caller, ties=ties, empty_group=empty_group,
+    conv = resolve(UPLIFT_AUC, preset, ties=ties, empty_group=empty_group,
                    normalize=normalize, baseline=baseline, area=area)
-    rows = check_rows(y_true, uplift, treatment, caller,
+    rows = check_rows(y_true, uplift, treatment,
                       binary_y=conv.normalize == "perfect")
-    return _score("uplift AUC", "uplift", rows, conv, caller)
+    return _score("uplift AUC", "uplift", rows, conv)
 
 
 @validate_params(declared("preset", "ties", "empty_group", "normalize", "baseline", "area",
@@ -525,10 +520,9 @@ def qini_auc_score(
     Qini AUC = 0.4259 (ties=unstable, empty_group=interpolate, normalize=last, baseline=random,
     area=points; 8 rows: 4 treated, 4 control; 6 rows share a score (their order counts))
     """
-    caller = public_name()
-    conv = resolve(QINI_AUC, preset, caller, ties=ties, empty_group=empty_group,
+    conv = resolve(QINI_AUC, preset, ties=ties, empty_group=empty_group,
                    normalize=normalize, baseline=baseline, area=area,
                    negative_effect=negative_effect)
-    rows = check_rows(y_true, uplift, treatment, caller,
+    rows = check_rows(y_true, uplift, treatment,
                       binary_y=conv.normalize == "perfect")
-    return _score("Qini AUC", "qini", rows, conv, caller)
+    return _score("Qini AUC", "qini", rows, conv)

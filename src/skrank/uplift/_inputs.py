@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_column, input_error
+from .._validation import as_column, input_error, public_name
 
 __all__ = ["Rows", "check_rows", "check_treatment", "input_error"]
 
@@ -32,8 +32,9 @@ def _first_bad(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
-def check_treatment(treatment: Any, n: int | None, caller: str) -> np.ndarray:
+def check_treatment(treatment: Any, n: int | None) -> np.ndarray:
     """The treatment flag as a bool array; binary, with both groups present."""
+    caller = public_name()
     t = as_column("treatment", treatment, caller)
     if n is not None and t.shape[0] != n:
         raise input_error(
@@ -74,11 +75,11 @@ def check_rows(
     y_true: Any,
     uplift: Any | None,
     treatment: Any,
-    caller: str,
     *,
     binary_y: bool = False,
 ) -> Rows:
     """Validate ``y_true``, ``uplift`` (optional) and ``treatment`` together."""
+    caller = public_name()
     y = as_column("y_true", y_true, caller)
     n = y.shape[0]
     if n == 0:
@@ -105,7 +106,7 @@ def check_rows(
             s = s.astype(np.int8)
     else:
         s = np.zeros(0)
-    flags = check_treatment(treatment, n, caller)
+    flags = check_treatment(treatment, n)
     if y.dtype.kind == "b":
         y = y.astype(np.int8)
         is_binary = True

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._routing import UNCHANGED, require_routing, set_requests
-from .._validation import Satisfies, check_choice, param_error, validate_params
+from .._validation import Satisfies, check_choice, param_error, relabel, validate_params
 from ..exceptions import InputError, InvalidParameterError
 from ._at_k import STRATEGIES, _check_k, uplift_at_k
 from ._conventions import CONVENTION_NAMES, CUT, QINI_AUC, UPLIFT_AUC, resolve
@@ -85,47 +85,48 @@ class UpliftScorer:
         preset: str | None = None,
         **conventions: Any,
     ) -> None:
-        caller = "make_uplift_scorer"
-        self.metric = _METRICS.get(metric) if isinstance(metric, str) else None
-        if self.metric is None:
-            raise param_error("metric", "one of 'qini_auc', 'uplift_auc', 'uplift_at_k'",
-                              metric, caller)
-        given = {n: v for n, v in conventions.items() if v is not None}
-        for name in given:
-            if name not in CONVENTION_NAMES:
-                raise param_error(
-                    name,
-                    "not passed: it is not an uplift convention; known are "
-                    + ", ".join(CONVENTION_NAMES),
-                    given[name],
-                    caller,
-                )
-        if self.metric == "uplift_at_k":
-            if strategy is None:
-                raise param_error("strategy", "one of 'overall', 'by_group' for uplift_at_k",
-                                  None, caller)
-            check_choice("strategy", strategy, STRATEGIES, caller)
-            _check_k(0.3 if k is None else k, caller)
-            extra = set(given) - {"ties"}
-        else:
-            if strategy is not None or k is not None:
-                name = "strategy" if strategy is not None else "k"
-                raise param_error(name, "None: it applies to 'uplift_at_k' only",
-                                  strategy if strategy is not None else k, caller)
-            extra = {"negative_effect"} & set(given) if self.metric == "uplift_auc" else set()
-        if extra:
-            name = sorted(extra)[0]
-            raise param_error(name, f"not passed: {self.metric} does not use it",
-                              given[name], caller)
-        self._strategy = strategy
-        self._k = k
-        self._preset = preset
-        self._conventions = given
-        self._requests: dict[str, bool | str | None] = {"treatment": True,
-                                                        "sample_weight": None}
-        # resolved now, so that a bad convention or preset fails at construction
-        kind = {"qini_auc": QINI_AUC, "uplift_auc": UPLIFT_AUC, "uplift_at_k": CUT}
-        self.conventions = resolve(kind[self.metric], preset, caller, **given)
+        caller = "make_uplift_scorer"  # the class's messages name its factory
+        with relabel(caller):
+            self.metric = _METRICS.get(metric) if isinstance(metric, str) else None
+            if self.metric is None:
+                raise param_error("metric", "one of 'qini_auc', 'uplift_auc', 'uplift_at_k'",
+                                  metric, caller)
+            given = {n: v for n, v in conventions.items() if v is not None}
+            for name in given:
+                if name not in CONVENTION_NAMES:
+                    raise param_error(
+                        name,
+                        "not passed: it is not an uplift convention; known are "
+                        + ", ".join(CONVENTION_NAMES),
+                        given[name],
+                        caller,
+                    )
+            if self.metric == "uplift_at_k":
+                if strategy is None:
+                    raise param_error("strategy", "one of 'overall', 'by_group' for uplift_at_k",
+                                      None, caller)
+                check_choice("strategy", strategy, STRATEGIES, caller)
+                _check_k(0.3 if k is None else k)
+                extra = set(given) - {"ties"}
+            else:
+                if strategy is not None or k is not None:
+                    name = "strategy" if strategy is not None else "k"
+                    raise param_error(name, "None: it applies to 'uplift_at_k' only",
+                                      strategy if strategy is not None else k, caller)
+                extra = {"negative_effect"} & set(given) if self.metric == "uplift_auc" else set()
+            if extra:
+                name = sorted(extra)[0]
+                raise param_error(name, f"not passed: {self.metric} does not use it",
+                                  given[name], caller)
+            self._strategy = strategy
+            self._k = k
+            self._preset = preset
+            self._conventions = given
+            self._requests: dict[str, bool | str | None] = {"treatment": True,
+                                                            "sample_weight": None}
+            # resolved now, so that a bad convention or preset fails at construction
+            kind = {"qini_auc": QINI_AUC, "uplift_auc": UPLIFT_AUC, "uplift_at_k": CUT}
+            self.conventions = resolve(kind[self.metric], preset, **given)
 
     def __repr__(self) -> str:
         parts = [repr(self.metric)]
