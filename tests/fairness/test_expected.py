@@ -297,3 +297,24 @@ def test_every_permutation_count_of_the_ideal_ranking():
     assert all(sorted(r[:2]) == ["a", "b"] for r in ideal_rankings(grades))
     assert len(set(map(tuple, ideal_rankings(grades)))) == 12
     assert sum(1 for _ in itertools.permutations("abcde")) == 120
+
+
+def test_long_str_ids_are_hashed_to_the_same_result():
+    """Over 10,000 rows, str document ids are coded by a checked hash instead of a sort:
+    the values equal those from int ids for the same documents."""
+    rng = np.random.default_rng(5)
+    n_docs, samples = 300, 40
+    ids = rng.permutation(n_docs)
+    y = rng.integers(0, 3, n_docs)
+    doc = np.concatenate([rng.permutation(n_docs) for _ in range(samples)])
+    sample = np.repeat(np.arange(samples), n_docs)
+    names = np.array([f"doc-{i:05d}" for i in range(n_docs)])
+    as_int = expected_exposure(y, [0] * n_docs, ids, [0] * doc.shape[0], sample, ids[doc])
+    as_str = expected_exposure(y, [0] * n_docs, names[ids], [0] * doc.shape[0], sample,
+                               names[ids[doc]])
+    for a, b in zip(as_int, as_str):
+        np.testing.assert_array_equal(a.per_query, b.per_query)
+    twice = names[ids[doc]].copy()
+    twice[5] = twice[6]
+    with pytest.raises(InputError, match=r"twice in query 0, sample 0"):
+        expected_exposure(y, [0] * n_docs, names[ids], [0] * doc.shape[0], sample, twice)

@@ -251,7 +251,7 @@ def expected_exposure(
     member = None if groups is None else _groups(groups, y.shape[0], caller)
 
     q_labels, (qj_c, q_c) = codes(qj, q)
-    _, (dj_c, d_c) = codes(dj, d)
+    _, (dj_c, d_c) = codes(dj, d, sort=False)
     n_docs = int(max(dj_c.max(initial=-1), d_c.max(initial=-1))) + 1
     jkey = qj_c * n_docs + dj_c
     dup = first_duplicate(jkey)
@@ -359,15 +359,33 @@ def _run_exposure(conv: ExposureConventions, rows: _RunRows, kept: _Kept, n_docs
     n_s = int(s_code.max(initial=-1)) + 1
     ranking_keys, ranking = dense(rows.q * n_s + s_code, kept.n_queries * n_s)
     n_samples = np.bincount(ranking_keys // max(n_s, 1), minlength=kept.n_queries)
-    dup = first_duplicate(ranking * n_docs + rows.doc)
-    if dup >= 0:
+    n_rankings = ranking_keys.shape[0]
+    key = rows.q * n_docs + rows.doc
+    # one sort by (query, document, ranking): a document twice in a ranking is two equal
+    # neighbours, and the sorted keys are the (query, document) pairs of the run
+    if (int(key.max(initial=0)) + 1) * max(n_rankings, 1) < 2**62:
+        combined = key * n_rankings + ranking
+        by_doc = np.argsort(combined)
+        same = combined[by_doc]
+        dup = np.flatnonzero(same[1:] == same[:-1])
+    else:  # pragma: no cover - ids beyond 2**62 combinations
+        by_doc = np.lexsort((ranking, key))
+        dup = np.flatnonzero((key[by_doc][1:] == key[by_doc][:-1])
+                             & (ranking[by_doc][1:] == ranking[by_doc][:-1]))
+    if dup.shape[0]:
+        i = int(by_doc[dup[0] + 1])
         raise input_error("doc", "each document once in a ranking",
-                          f"document {plain(doc[rows.row[dup]])!r} twice in query "
-                          f"{_label(q_labels, rows.q[dup])!r}, sample "
-                          f"{plain(rows.sample[dup])!r} (row {int(rows.row[dup])})", caller)
+                          f"document {plain(doc[rows.row[i]])!r} twice in query "
+                          f"{_label(q_labels, rows.q[i])!r}, sample "
+                          f"{plain(rows.sample[i])!r} (row {int(rows.row[i])})", caller)
+    sorted_key = key[by_doc]
+    new = np.r_[True, sorted_key[1:] != sorted_key[:-1]] if key.shape[0] else np.zeros(0, bool)
+    ukey = sorted_key[new]
+    uinv = np.empty(key.shape[0], dtype=np.int64)
+    uinv[by_doc] = np.cumsum(new) - 1
     order, pos = _positions(ranking, rows.rank, rows.score, q_labels, rows.q, rows.sample,
                             caller)
-    key = (rows.q * n_docs + rows.doc)[order]
+    key = key[order]
     expo = p ** pos.astype(np.float64)
     if conv.model == "gerr":
         # relevant documents above each position, within its ranking
@@ -380,8 +398,7 @@ def _run_exposure(conv: ExposureConventions, rows: _RunRows, kept: _Kept, n_docs
         base[starts] = before[starts]
         np.maximum.accumulate(base, out=base)
         expo = expo * (1.0 - u) ** (before - base).astype(np.float64)
-    ukey, uinv = np.unique(key, return_inverse=True)
-    e = np.bincount(uinv.ravel(), weights=expo / n_samples[rows.q[order]],
+    e = np.bincount(uinv[order], weights=expo / n_samples[rows.q[order]],
                     minlength=ukey.shape[0])
     return ukey, e, n_samples
 

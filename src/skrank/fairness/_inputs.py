@@ -48,16 +48,42 @@ def _runs(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return arr[starts], np.diff(np.r_[starts, arr.shape[0]])
 
 
-def codes(*arrays: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Integer codes of the values of several arrays in one shared, sorted id space.
+def _hashed(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``np.unique(values, return_inverse=True)`` for fixed-width str ids, labels unsorted:
+    ids are hashed to 64-bit integers, which sort far faster than strings, and the result is
+    checked against the strings (None on a collision)."""
+    width = values.dtype.itemsize // 4
+    chars = values.view(np.uint32).reshape(values.shape[0], width)
+    h = np.full(values.shape[0], 1469598103934665603, dtype=np.uint64)
+    for j in range(width):  # FNV-1a over the characters
+        h ^= chars[:, j].astype(np.uint64)
+        h *= np.uint64(1099511628211)
+    order = np.argsort(h)  # any member of a group of equal hashes may stand for it
+    sorted_h = h[order]
+    new = np.r_[True, sorted_h[1:] != sorted_h[:-1]]
+    inverse = np.empty(values.shape[0], dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    labels = values[order[new]]
+    if not np.array_equal(values, labels[inverse]):
+        return None  # pragma: no cover - a 64-bit collision
+    return labels, inverse
+
+
+def codes(*arrays: np.ndarray, sort: bool = True) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Integer codes of the values of several arrays in one shared id space (the labels
+    sorted unless ``sort=False``, which lets long str ids be hashed instead of sorted).
 
     Ids usually come in runs (the rows of a query, of a ranking): only the first value of
-    each run is sorted, and the codes are repeated over the run.
+    each run is coded, and the codes are repeated over the run.
     """
     heads, lengths = zip(*(_runs(a) for a in arrays))
     sizes = [h.shape[0] for h in heads]
     try:
-        labels, inverse = np.unique(np.concatenate(heads), return_inverse=True)
+        values = np.concatenate(heads)
+        found = None
+        if not sort and values.dtype.kind == "U" and values.shape[0] > 10_000:
+            found = _hashed(values)
+        labels, inverse = found or np.unique(values, return_inverse=True)
     except TypeError as exc:  # object arrays mixing ids that do not compare
         raise InputError(f"Ids must be of one comparable type (all str or all int): {exc}") \
             from None
