@@ -301,7 +301,8 @@ def test_every_permutation_count_of_the_ideal_ranking():
 
 def test_long_str_ids_are_hashed_to_the_same_result():
     """Over 10,000 rows, str document ids are coded by a checked hash instead of a sort:
-    the values equal those from int ids for the same documents."""
+    the values equal those from int ids for the same documents (to the last bits, which
+    depend on the order of the documents in the sums)."""
     rng = np.random.default_rng(5)
     n_docs, samples = 300, 40
     ids = rng.permutation(n_docs)
@@ -312,8 +313,8 @@ def test_long_str_ids_are_hashed_to_the_same_result():
     as_int = expected_exposure(y, [0] * n_docs, ids, [0] * doc.shape[0], sample, ids[doc])
     as_str = expected_exposure(y, [0] * n_docs, names[ids], [0] * doc.shape[0], sample,
                                names[ids[doc]])
-    for a, b in zip(as_int, as_str):
-        np.testing.assert_array_equal(a.per_query, b.per_query)
+    for a, b in zip(as_int, as_str):  # equal but for the order of the sums over documents
+        np.testing.assert_allclose(a.per_query, b.per_query, rtol=1e-13)
     twice = names[ids[doc]].copy()
     twice[5] = twice[6]
     with pytest.raises(InputError, match=r"twice in query 0, sample 0"):
