@@ -58,9 +58,9 @@ def test_phone_width_text_first_and_light_code_in_the_navigation(tmp_path):
     page = _build(tmp_path)
     page.write_text(page.read_text(encoding="utf-8").replace("</body>", _PROBE + "</body>"),
                     encoding="utf-8")
-    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-           f"--user-data-dir={tmp_path / 'profile'}", "--window-size=390,844", "--dump-dom",
-           page.as_uri()]
+    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+           "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", "--window-size=390,844",
+           "--dump-dom", page.as_uri()]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     probe = json.loads(re.search(r'id="probe">([^<]*)<', done.stdout)[1])

@@ -212,8 +212,9 @@ def _with_probe(page: str, width: int) -> str:
 def _browse(chromium: str, path: Path, tmp: Path, width: int, height: int,
             mode: str) -> tuple[str, str]:
     """(stdout, console lines) of one headless run; mode is --dump-dom or --screenshot=F."""
-    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-           "--no-first-run", "--disable-extensions", f"--user-data-dir={tmp / 'profile'}",
+    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+           "--hide-scrollbars", "--no-first-run", "--disable-extensions",
+           f"--user-data-dir={tmp / 'profile'}",
            f"--window-size={width},{height}", "--enable-logging=stderr", "--v=0", mode,
            path.as_uri()]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
