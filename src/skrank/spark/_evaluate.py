@@ -32,8 +32,12 @@ _ROW_BITS = 33
 # the columns the tasks receive, under names that cannot clash with the caller's
 _COLS = {"qid": "_q", "y_true": "_y", "y_score": "_s", "doc_id": "_d",
          "sample_weight": "_w", "retrieved": "_r"}
-# rows gathered from Arrow batches before evaluating their complete queries
+# rows gathered from Arrow batches before evaluating their complete queries (the tests set 1:
+# every batch is then carried over)
 _CHUNK_ROWS = 200_000
+# whether the last query of a batch is carried over (the tests set False to show that a query
+# split by a batch boundary is refused)
+_CARRY = True
 
 
 def _import_spark():
@@ -255,17 +259,13 @@ empty_weighted, arithmetic
     return _run(rows, plan, names, num_partitions)
 
 
-def _run(rows, plan: Plan, names, num_partitions, *, carry: bool = True,
-         chunk_rows: int | None = None) -> EvaluationResult:
-    """Repartition, sort, evaluate the batches, gather and assemble (``carry=False``: the
-    tests' way of showing that a query split by a batch boundary is refused; ``chunk_rows``:
-    rows gathered before evaluating, small in the tests so that every batch is carried)."""
+def _run(rows, plan: Plan, names, num_partitions) -> EvaluationResult:
+    """Repartition, sort, evaluate the batches, gather and assemble."""
     parts = (rows.repartition(num_partitions, _COLS["qid"]) if num_partitions
              else rows.repartition(_COLS["qid"]))
     ordered = parts.sortWithinPartitions(_COLS["qid"], FIRST)
     schema = _out_schema(plan, rows.schema[_COLS["qid"]].dataType)
-    per_query = ordered.mapInArrow(
-        _Pieces(plan, names, carry, chunk_rows or _CHUNK_ROWS), schema)
+    per_query = ordered.mapInArrow(_Pieces(plan, names, _CARRY, _CHUNK_ROWS), schema)
     try:
         table = per_query.toArrow() if hasattr(per_query, "toArrow") else None
         columns = ({c: table.column(c).to_numpy() for c in table.column_names}

@@ -1,0 +1,148 @@
+"""skrank.spark.evaluate gives the result of skrank.evaluate on the collected rows.
+
+The session's Arrow batches hold 7 rows, so batch boundaries cut most queries: the carry-over
+is what keeps them whole, and turning it off is refused. The input is partitioned by row.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import skrank
+import skrank.spark
+import skrank.stats
+from skrank.spark import _evaluate as S
+
+from .._distributed import (
+    CONVENTIONS,
+    METRICS,
+    assert_same_result,
+    column_kwargs,
+    random_frame,
+    reference,
+)
+
+
+def _frame(spark, frame):
+    """The rows in 4 partitions by position (``spark.default.parallelism``): the order of
+    the rows is fixed, and every query has rows in several partitions. (Not a round-robin
+    ``repartition(4)``: which rows it sends where depends on the columns selected after it,
+    so such a DataFrame has no fixed order of rows to compare with.)"""
+    with warnings.catch_warnings():  # pyspark 4.3 warns about pandas 3
+        warnings.simplefilter("ignore", FutureWarning)
+        sdf = spark.createDataFrame(frame)
+    assert sdf.rdd.getNumPartitions() == 4
+    return sdf
+
+
+def _collected(sdf):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return sdf.toPandas()
+
+
+@pytest.mark.parametrize("name,seed,str_qid", [
+    ("default", 0, False), ("tie_bounds", 1, True), ("lightgbm", 2, False),
+    ("xgboost", 3, False), ("sklearn", 4, True), ("trec_eval", 5, False),
+    ("spark", 6, False), ("one", 7, True),
+])
+def test_equals_evaluate_on_collected_rows(spark, monkeypatch, name, seed, str_qid):
+    monkeypatch.setattr(S, "_CHUNK_ROWS", 1)  # evaluate every batch, carrying its last query
+    sdf = _frame(spark, random_frame(seed, n_queries=25, max_size=20, str_qid=str_qid))
+    got = skrank.spark.evaluate(sdf, metrics=METRICS, **column_kwargs(name),
+                                **CONVENTIONS[name])
+    assert_same_result(got, reference(_collected(sdf), name))
+
+
+def test_default_gathering_equals_too(spark):
+    sdf = _frame(spark, random_frame(11, n_queries=60, max_size=30))
+    got = skrank.spark.evaluate(sdf, metrics=METRICS, num_partitions=2, tie_bounds=True,
+                                sample_weight="w")
+    assert_same_result(got, skrank.evaluate(*_arrays(_collected(sdf)), metrics=METRICS,
+                                            tie_bounds=True,
+                                            sample_weight=_collected(sdf)["w"].to_numpy()))
+
+
+def _arrays(frame):
+    return (frame["y_true"].to_numpy(), frame["y_score"].to_numpy(), frame["qid"].to_numpy())
+
+
+def test_batches_split_queries_and_a_split_query_is_refused(spark, monkeypatch):
+    monkeypatch.setattr(S, "_CHUNK_ROWS", 1)
+    monkeypatch.setattr(S, "_CARRY", False)  # each 7-row batch alone: queries come in pieces
+    sdf = _frame(spark, random_frame(12, n_queries=10, max_size=20))
+    with pytest.raises(skrank.InputError, match=r"reached skrank.spark.evaluate in two "
+                                                r"pieces"):
+        skrank.spark.evaluate(sdf, metrics=["ndcg@10"])
+
+
+def test_duplicate_documents_are_refused_as_one_line(spark):
+    frame = random_frame(13, n_queries=8, max_size=6, weights=False)
+    frame.loc[1, ["qid", "doc"]] = frame.loc[0, ["qid", "doc"]].to_numpy()
+    q, d = frame.loc[0, "qid"], frame.loc[0, "doc"]
+    with pytest.raises(skrank.InputError) as exc:
+        skrank.spark.evaluate(_frame(spark, frame), metrics=["ndcg@5"], doc_id="doc",
+                              preset="spark")
+    assert str(exc.value) == (
+        "The 'doc_id' parameter of skrank.spark.evaluate must not repeat a document within a "
+        f"query. Got {d} twice in query {q}.")
+    assert exc.value.__cause__ is None and exc.value.__context__ is None  # no Java trace
+
+
+def test_bad_row_is_named_by_its_place_in_the_input(spark):
+    frame = random_frame(14, n_queries=8, max_size=6, weights=False)
+    frame.loc[5, "y_score"] = np.nan
+    sdf = _frame(spark, frame)
+    bad = sdf.rdd.glom().map(lambda rows: [i for i, r in enumerate(rows)
+                                           if r.y_score is None or r.y_score != r.y_score]
+                             ).collect()
+    part = next(p for p, rows in enumerate(bad) if rows)
+    with pytest.raises(skrank.InputError, match=rf"must hold finite scores\. Got nan at row "
+                                                rf"{bad[part][0]} of input partition {part} "
+                                                r"instead\.$"):
+        skrank.spark.evaluate(sdf, metrics=["ndcg@5"])
+
+
+def test_task_failure_is_unwrapped_to_one_line():
+    from pyspark.errors import PythonException
+
+    trace = ("An exception was thrown from the Python worker.\nTraceback (most recent call "
+             "last):\n  File \"x.py\", line 1, in <module>\nModuleNotFoundError: No module "
+             "named 'skrank'\n\n\tat org.apache.spark.api.python.BasePythonRunner...")
+    with pytest.raises(RuntimeError, match=r"^A Spark task of skrank.spark.evaluate failed "
+                                           r"with ModuleNotFoundError: No module named "
+                                           r"'skrank' \(is skrank"):
+        S._unwrap(PythonException(message=trace))
+    trace = "Traceback:\nskrank.exceptions.InputError: The 'y_score' parameter ...\n"
+    with pytest.raises(skrank.InputError, match=r"^The 'y_score' parameter \.\.\.$"):
+        S._unwrap(PythonException(message=trace))
+    S._unwrap(ValueError("not from a task"))  # returns: the caller re-raises
+
+
+def test_parameter_errors(spark):
+    sdf = _frame(spark, random_frame(1, n_queries=3, max_size=3))
+    with pytest.raises(skrank.InvalidParameterError, match=r"'sdf' parameter of "
+                       r"skrank.spark.evaluate must be a pyspark.sql.DataFrame"):
+        skrank.spark.evaluate(_collected(sdf))
+    with pytest.raises(skrank.InvalidParameterError, match=r"'qid' parameter .* must be "
+                       r"the name of a column of sdf .*Got 'query' instead"):
+        skrank.spark.evaluate(sdf, qid="query")
+    with pytest.raises(skrank.InvalidParameterError, match="'preset' parameter"):
+        skrank.spark.evaluate(sdf, preset="pyspark")
+
+
+def test_paired_statistics_run_unchanged_on_the_per_query_values(spark):
+    frame = random_frame(15, n_queries=50, max_size=12, weights=False)
+    frame["other"] = frame["y_score"] + np.random.default_rng(15).normal(0, 0.3, len(frame))
+    sdf = _frame(spark, frame)
+    pdf = _collected(sdf)
+    a = skrank.spark.evaluate(sdf, metrics=["ap@10"])["ap@10"]
+    b = skrank.spark.evaluate(sdf, metrics=["ap@10"], y_score="other")["ap@10"]
+    ra = skrank.evaluate(*_arrays(pdf), metrics=["ap@10"])["ap@10"]
+    rb = skrank.evaluate(pdf.y_true, pdf.other, pdf.qid, metrics=["ap@10"])["ap@10"]
+    got = skrank.stats.paired_comparison(a, b, n_resamples=500, n_permutations=500, rng=0)
+    want = skrank.stats.paired_comparison(ra, rb, n_resamples=500, n_permutations=500, rng=0)
+    assert got.to_dict() == want.to_dict()
