@@ -176,51 +176,53 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
         parser.error("--quiet contradicts --progress always")
     kind = _input_kind(args, parser)
     progress = _Progress("never" if args.quiet else args.progress, args.inputs, stderr)
-    conv = _conventions(args, kind)
-    if args.format == "trec":
-        _check_trec_format(metrics, conv, parser)
-    # the figures' metric@k curves need the rows after evaluation
-    plan = _Plan(metrics, conv, args.tie_bounds,
-                 keep_rows=bool(args.plot) or args.format == "html")
-    loaded = _load(args, kind, progress, plan)
-    _check_docid(args, loaded, parser)
-    results = {}
-    for system in loaded.systems:
-        if system.result is not None:
-            results[system.name] = system.result
-            continue
-        progress(f"evaluating {system.name}")
-        results[system.name] = evaluate(**system.kwargs, metrics=metrics,
-                                        tie_bounds=args.tie_bounds, **conv)
-    segmentations = _segmentations(args, loaded)
-    if loaded.baseline is not None:
-        progress(f"comparing with {loaded.baseline}: {args.resamples:,} resamples, "
-                 f"{args.permutations:,} sign flips per comparison")
-    report = build_report(
-        results, baseline=loaded.baseline, primary=primary, correction=args.correction,
-        test=args.test, alpha=args.alpha, confidence_level=args.confidence,
-        alternative=args.alternative, n_resamples=args.resamples,
-        n_permutations=args.permutations, top_losses=args.top_losses,
-        segmentations=segmentations, segment_metric=segment_metric, rng=args.seed,
-        inputs=loaded.inputs, notes=loaded.notes, progress=progress.stats,
-    )
-    curves = (_curves(args, loaded, metrics, conv, progress)
-              if args.plot or args.format == "html" else {})
-    progress.close()
-    text = _render(report, args, loaded, curves)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        stdout.write(text)
-        stdout.flush()
-    if args.per_query:
-        report.write_per_query(args.per_query)
-        progress(f"wrote {args.per_query}")
-    if args.plot:
-        written = write_plots(report, args.plot, format=args.plot_format, curves=curves)
-        progress(f"wrote {len(written)} figures to {args.plot}")
-    progress.close()
+    try:
+        conv = _conventions(args, kind)
+        if args.format == "trec":
+            _check_trec_format(metrics, conv, parser)
+        # the figures' metric@k curves need the rows after evaluation
+        plan = _Plan(metrics, conv, args.tie_bounds,
+                     keep_rows=bool(args.plot) or args.format == "html")
+        loaded = _load(args, kind, progress, plan)
+        _check_docid(args, loaded, parser)
+        results = {}
+        for system in loaded.systems:
+            if system.result is not None:
+                results[system.name] = system.result
+                continue
+            progress(f"evaluating {system.name}")
+            results[system.name] = evaluate(**system.kwargs, metrics=metrics,
+                                            tie_bounds=args.tie_bounds, **conv)
+        segmentations = _segmentations(args, loaded)
+        if loaded.baseline is not None:
+            progress(f"comparing with {loaded.baseline}: {args.resamples:,} resamples, "
+                     f"{args.permutations:,} sign flips per comparison")
+        report = build_report(
+            results, baseline=loaded.baseline, primary=primary, correction=args.correction,
+            test=args.test, alpha=args.alpha, confidence_level=args.confidence,
+            alternative=args.alternative, n_resamples=args.resamples,
+            n_permutations=args.permutations, top_losses=args.top_losses,
+            segmentations=segmentations, segment_metric=segment_metric, rng=args.seed,
+            inputs=loaded.inputs, notes=loaded.notes, progress=progress.stats,
+        )
+        curves = (_curves(args, loaded, metrics, conv, progress)
+                  if args.plot or args.format == "html" else {})
+        progress.close()
+        text = _render(report, args, loaded, curves)
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        else:
+            stdout.write(text)
+            stdout.flush()
+        if args.per_query:
+            report.write_per_query(args.per_query)
+            progress(f"wrote {args.per_query}")
+        if args.plot:
+            written = write_plots(report, args.plot, format=args.plot_format, curves=curves)
+            progress(f"wrote {len(written)} figures to {args.plot}")
+    finally:
+        progress.close()  # no bar left on the terminal, even after an error
     return 0
 
 
