@@ -90,3 +90,29 @@ def test_issue_table():
                  4) == 1.8333
     assert round(float(rs.serendipity(reco, train, test, catalog=cat, k=3, preset=t)),
                  4) == 0.0972
+
+
+def test_topk_input_equals_flat_input():
+    """A TopK goes through its own path (no sort of its rows): same values as flat arrays."""
+    rng = np.random.default_rng(2)
+    s = rng.random((40, 30))
+    train = (rng.integers(0, 40, 200), rng.integers(0, 30, 200))
+    top = rs.top_k(s, 6, exclude=train)
+    u, i, r, _ = top.to_flat()
+    feats = (np.arange(30), rng.integers(0, 3, (30, 2)))
+    test = (np.arange(40), rng.integers(0, 30, 40))
+    cat = np.arange(30)
+    for reco in (top, (u, i, r)):
+        got = [rs.catalog_coverage(reco, catalog=cat, k=4),
+               rs.distributional_coverage(reco, k=4),
+               rs.gini_index(reco, catalog=cat),
+               rs.average_popularity(reco, train, k=5),
+               rs.novelty(reco, train, preset="recommenders"),
+               rs.intra_list_diversity(reco, train, k=5),
+               rs.intra_list_diversity(reco, item_features=feats, preset="rectools"),
+               rs.serendipity(reco, train, test, k=5),
+               rs.serendipity(reco, train, test, catalog=cat, preset="rectools")]
+        if reco is top:
+            first = [float(g) for g in got]
+        else:
+            assert [float(g) for g in got] == pytest.approx(first, rel=1e-12, abs=1e-15)

@@ -41,8 +41,8 @@ def _name(base: str, k: int | None) -> str:
 
 def _score(name, value, conv, d: Data, users=None, per_user=None, detail=""):
     ids = None if users is None else d.user_ids[users]
-    return RecsysScore(name, float(value), conv, int(np.unique(d.ru).size), int(d.ru.size),
-                       ids, per_user, detail)
+    return RecsysScore(name, float(value), conv, d.n_users_listed, int(d.ru.size), ids,
+                       per_user, detail)
 
 
 def _need(value: Any, name: str, why: str, caller: str) -> None:

@@ -78,6 +78,21 @@ def _features(item_features: Any, caller: str) -> tuple[np.ndarray, np.ndarray]:
     return ids, values
 
 
+def _union(parts: list[np.ndarray], caller: str) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Sorted distinct ids of ``parts`` and the codes of each part."""
+    try:
+        ids, codes = np.unique(np.concatenate(parts), return_inverse=True)
+    except TypeError as exc:
+        raise InputError(f"The user and item ids given to {caller} must each be of one type "
+                         f"(numbers or strings): {exc}.") from None
+    codes = codes.astype(np.int64)
+    out, pos = [], 0
+    for p in parts:
+        out.append(codes[pos: pos + p.size])
+        pos += p.size
+    return ids, out
+
+
 def prepare(
     reco: Any,
     k: int | None,
@@ -88,83 +103,80 @@ def prepare(
     catalog: Any = None,
     item_features: Any = None,
 ) -> Data:
-    """Codes for the recommendations (within ``k``) and whatever else the metric needs."""
+    """Codes for the recommendations (within ``k``) and whatever else the metric needs.
+
+    A :class:`TopK` is taken as it is (distinct users and items by construction): only its
+    distinct ids join the id spaces, so no step sorts its recommendations.
+    """
     k = check_int("k", k, min_value=1, allow_none=True, caller=caller)
-    if isinstance(reco, TopK):
-        u, i, r, _ = reco.to_flat()
-    else:
-        arrs = _pair(reco, "reco", caller, n=3)
-        u, i = arrs[0], arrs[1]
-        if len(arrs) == 3:
-            r = arrs[2]
-            if r.dtype.kind not in "iu" or (r.size and r.min() < 1):
-                raise param_error("reco", "ranks that are integers >= 1",
-                                  f"dtype {r.dtype}" if r.dtype.kind not in "iu"
-                                  else f"rank {int(r.min())}", caller)
-        else:
-            r = None
-    parts_u, parts_i = [u], [i]
-    tu = ti = eu = ei = None
+    tu = ti = eu = ei = cat = fid = fval = None
+    extra_u: list[np.ndarray] = []
+    extra_i: list[np.ndarray] = []
     if train is not None:
         tu, ti = _pair(train, "train", caller)
-        parts_u.append(tu)
-        parts_i.append(ti)
+        extra_u.append(tu)
+        extra_i.append(ti)
     if test is not None:
         eu, ei = _pair(test, "test", caller)
-        parts_u.append(eu)
-        parts_i.append(ei)
-    cat = None
+        extra_u.append(eu)
+        extra_i.append(ei)
     if catalog is not None:
         if isinstance(catalog, int | np.integer) and not isinstance(catalog, bool):
             raise param_error("catalog", "the array of catalog item ids", catalog, caller)
         cat = np.unique(np.asarray(catalog).ravel())
-        parts_i.append(cat)
-    fid = fval = None
+        extra_i.append(cat)
     if item_features is not None:
         fid, fval = _features(item_features, caller)
-        parts_i.append(fid)
-    try:
-        user_ids, ucodes = np.unique(np.concatenate(parts_u), return_inverse=True)
-        item_ids, icodes = np.unique(np.concatenate(parts_i), return_inverse=True)
-    except TypeError as exc:
-        raise InputError(f"The user and item ids given to {caller} must each be of one type "
-                         f"(numbers or strings): {exc}.") from None
-    ucodes, icodes = ucodes.astype(np.int64), icodes.astype(np.int64)
-    n_items = item_ids.size
-    nr = u.size
-    ru, ri = ucodes[:nr], icodes[:nr]
-    key = ru * n_items + ri
-    if np.unique(key).size != key.size:
-        raise InputError(f"The (user, item) recommendations given to {caller} must be "
-                         f"distinct; {key.size - np.unique(key).size} are repeated.")
-    if r is None:  # ranks by order of appearance within each user
-        order = np.argsort(ru, kind="stable")
-        counts = np.bincount(ru, minlength=user_ids.size)
-        starts = np.cumsum(counts) - counts
-        r = np.empty(nr, dtype=np.int64)
-        r[order] = np.arange(nr) - np.repeat(starts, counts) + 1
-    r = r.astype(np.int64)
-    n_listed = int(np.unique(ru).size)
-    if k is not None:
-        keep = r <= k
-        ru, ri, r = ru[keep], ri[keep], r[keep]
-    pos_u, pos_i = nr, nr
+        extra_i.append(fid)
+    if isinstance(reco, TopK):
+        user_ids, ucodes = _union([np.asarray(reco.users), *extra_u], caller)
+        item_ids, icodes = _union([np.asarray(reco.item_ids), *extra_i], caller)
+        kk = reco.k if k is None else min(k, reco.k)
+        idx = reco.item_index[:, :kk]
+        mask = idx >= 0
+        rows, pos = np.nonzero(mask)
+        ru = ucodes[0][rows]
+        ri = icodes[0][idx[mask]]
+        rr = pos.astype(np.int64) + 1
+    else:
+        arrs = _pair(reco, "reco", caller, n=3)
+        user_ids, ucodes = _union([arrs[0], *extra_u], caller)
+        item_ids, icodes = _union([arrs[1], *extra_i], caller)
+        ru, ri = ucodes[0], icodes[0]
+        n_items = item_ids.size
+        key = np.sort(ru * n_items + ri)
+        n_rep = int(np.count_nonzero(key[1:] == key[:-1]))
+        if n_rep:
+            raise InputError(f"The (user, item) recommendations given to {caller} must be "
+                             f"distinct; {n_rep} are repeated.")
+        if len(arrs) == 3:
+            rr = arrs[2]
+            if rr.dtype.kind not in "iu" or (rr.size and rr.min() < 1):
+                raise param_error("reco", "ranks that are integers >= 1",
+                                  f"dtype {rr.dtype}" if rr.dtype.kind not in "iu"
+                                  else f"rank {int(rr.min())}", caller)
+            rr = rr.astype(np.int64)
+        else:  # ranks by order of appearance within each user
+            order = np.argsort(ru, kind="stable")
+            counts = np.bincount(ru, minlength=user_ids.size)
+            starts = np.cumsum(counts) - counts
+            rr = np.empty(ru.size, dtype=np.int64)
+            rr[order] = np.arange(ru.size) - np.repeat(starts, counts) + 1
+        if k is not None:
+            keep = rr <= k
+            ru, ri, rr = ru[keep], ri[keep], rr[keep]
+    ucodes, icodes = ucodes[1:], icodes[1:]
     if tu is not None:
-        tu, ti = ucodes[pos_u: pos_u + tu.size], icodes[pos_i: pos_i + ti.size]
-        pos_u += tu.size
-        pos_i += ti.size
+        tu, ti = ucodes.pop(0), icodes.pop(0)
     if eu is not None:
-        eu, ei = ucodes[pos_u: pos_u + eu.size], icodes[pos_i: pos_i + ei.size]
-        pos_i += ei.size
-    catalog_codes = None
-    if cat is not None:
-        catalog_codes = icodes[pos_i: pos_i + cat.size]
-        pos_i += cat.size
+        eu, ei = ucodes.pop(0), icodes.pop(0)
+    catalog_codes = icodes.pop(0) if cat is not None else None
     features = None
     if fid is not None:
-        features = np.full((n_items, fval.shape[1]), np.nan)
-        features[icodes[pos_i: pos_i + fid.size]] = fval
-    return Data(user_ids, item_ids, ru, ri, r, tu, ti, eu, ei, catalog_codes, features,
+        features = np.full((item_ids.size, fval.shape[1]), np.nan)
+        features[icodes.pop(0)] = fval
+    n_listed = int(np.count_nonzero(np.bincount(ru, minlength=user_ids.size)))
+    return Data(user_ids, item_ids, ru, ri, rr, tu, ti, eu, ei, catalog_codes, features,
                 n_listed)
 
 
