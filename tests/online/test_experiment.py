@@ -365,3 +365,22 @@ def test_cuped_is_unbiased_covers_and_is_narrower(ratio):
     assert np.mean(width_cuped < width_naive) > 0.95
     assert np.median(width_cuped / width_naive) < 0.8
     assert cuped.std() < 0.8 * naive.std()
+
+
+@pytest.mark.parametrize("values", [
+    np.array([True, False]), np.array([-3, 5]), np.array([2.5, -1.0]),
+    np.array(["b", "a"], dtype=object),
+], ids=["bool", "int", "float", "str"])
+def test_arm_codes_of_every_dtype_give_the_same_analysis(values):
+    # integer and boolean arms are counted through a table, others by np.unique: the
+    # analysis is the same as with string arms
+    df = _units(n=500, rng=15)
+    want = analyze_experiment(df, arm="arm", control="A", metrics=["revenue"])["revenue"]
+    coded = df.assign(arm=np.where(df.arm == "A", values[0], values[1]))
+    got = analyze_experiment(coded, arm="arm", control=values[0].item() if hasattr(
+        values[0], "item") else values[0], metrics=["revenue"])
+    assert got.arms == tuple(sorted(v.item() if hasattr(v, "item") else v for v in values))
+    eff = got["revenue"]
+    assert eff.arm == (values[1].item() if hasattr(values[1], "item") else values[1])
+    assert (eff.difference, eff.p_value, eff.n_control) == (
+        want.difference, want.p_value, want.n_control)

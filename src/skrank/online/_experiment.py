@@ -170,6 +170,23 @@ class _Moments:
         d = x - mean
         return cls(n, mean, d.T @ d / (n - 1))
 
+    @classmethod
+    def of_columns(cls, cols: Sequence[np.ndarray]) -> _Moments:
+        """The moments of columns given separately (contiguous slices of one arm): the
+        deviations from the means, by blocks of rows that stay in cache, each block
+        multiplied by its transpose."""
+        n = cols[0].shape[0]
+        mean = np.array([c.mean() for c in cols])
+        block = np.empty((len(cols), min(n, _CHUNK)))
+        cross = np.zeros((len(cols), len(cols)))
+        for start in range(0, n, _CHUNK):
+            stop = min(n, start + _CHUNK)
+            b = block[:, : stop - start]
+            for i, c in enumerate(cols):
+                np.subtract(c[start:stop], mean[i], out=b[i])
+            cross += b @ b.T
+        return cls(n, mean, cross / (n - 1))
+
     def __add__(self, other: _Moments) -> _Moments:
         """The moments of the concatenated sample (about its overall mean)."""
         n = self.n + other.n
@@ -272,6 +289,28 @@ def _effect(name: str, kind: str, arm: Any, control: Any, n_c: int, n_t: int, pa
         n_control=n_c, n_arm=n_t, covariate=covariate, theta=parts["theta"],
         alternative=alternative, cluster=cluster, naive_se=naive_se,
     )
+
+
+_CHUNK = 1 << 14  # rows per block of the covariance computation (the block stays in cache)
+
+
+def arm_codes(values: np.ndarray) -> tuple[list[Any], np.ndarray, np.ndarray]:
+    """The sorted distinct arms, each row's arm code (the smallest unsigned dtype) and the
+    rows per arm. Integer and boolean arms are counted through a table (no sort)."""
+    values = np.asarray(values).ravel()
+    if values.dtype.kind in "biu" and values.size:
+        v = values.astype(np.int64, copy=False)
+        lo, hi = int(v.min()), int(v.max())
+        if hi - lo < 1 << 16:
+            full = np.bincount(v - lo, minlength=hi - lo + 1)
+            present = np.flatnonzero(full)
+            table = np.zeros(full.size, dtype=np.min_scalar_type(max(present.size - 1, 0)))
+            table[present] = np.arange(present.size)
+            arms = [(values.dtype.type(p + lo)).item() for p in present]
+            return arms, table[v - lo], full[present]
+    uniq, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
+    arms = [a.item() if isinstance(a, np.generic) else a for a in uniq]
+    return arms, codes.ravel().astype(np.min_scalar_type(max(len(arms) - 1, 0))), counts
 
 
 def _cluster_table(frame: Any, cluster: str, codes: np.ndarray
@@ -398,9 +437,8 @@ def analyze_experiment(
     arm_values = frame[arm].to_numpy()
     if len(arm_values) == 0:
         raise input_error("data", "at least one row", "0 rows", _CALLER)
-    arms_arr, codes, counts = np.unique(arm_values, return_inverse=True, return_counts=True)
-    codes = codes.ravel()
-    arms = [a.item() if isinstance(a, np.generic) else a for a in arms_arr]
+    arms, codes, counts = arm_codes(arm_values)
+    unit_codes = codes
     if control not in arms:
         raise param_error("control", f"one of the arms {arms!r}", control, _CALLER)
     if len(arms) < 2:
@@ -428,24 +466,34 @@ def analyze_experiment(
     def analyse(col: Any, codes: np.ndarray, counts: np.ndarray, by_cluster: bool
                 ) -> list[tuple[str, str, str | None, list[_Moments], tuple, tuple | None]]:
         """Per metric: (name, kind, covariate name, moments per arm, y, x)."""
-        order = np.argsort(codes, kind="stable")
+        # rows grouped by arm once (a counting sort: each arm's rows in order), each column
+        # gathered once
+        order = np.concatenate([np.flatnonzero(codes == a) for a in range(len(arms))])
         bounds = np.concatenate([[0], np.cumsum(counts)])
+        grouped: dict[str, np.ndarray] = {}
+
+        def column(name: str | None, role: str) -> np.ndarray:
+            key = "\0units" if name is None else name
+            if key not in grouped:
+                grouped[key] = (sizes if name is None else col(name, role))[order]
+            return grouped[key]
+
         out = []
         for name, (num, den) in specs.items():
-            cols = [col(num, "metrics")]
+            cols = [column(num, "metrics")]
             if den is not None or by_cluster:
-                cols.append(col(den, "metrics") if den is not None else sizes)
+                cols.append(column(den, "metrics"))
             y = (0, 1 if len(cols) == 2 else None)
             x = None
             cspec = cov_specs.get(name)
             if cspec is not None:
                 k = len(cols)
-                cols.append(col(cspec[0], "covariates"))
+                cols.append(column(cspec[0], "covariates"))
                 if cspec[1] is not None or by_cluster:
-                    cols.append(col(cspec[1], "covariates") if cspec[1] is not None else sizes)
+                    cols.append(column(cspec[1], "covariates"))
                 x = (k, k + 1 if len(cols) == k + 2 else None)
-            mat = np.column_stack(cols)[order]
-            moments = [_Moments.of(mat[bounds[i]:bounds[i + 1]]) for i in range(len(arms))]
+            moments = [_Moments.of_columns([v[bounds[i]:bounds[i + 1]] for v in cols])
+                       for i in range(len(arms))]
             for role, idx, label in (("metrics", None if den is None else y[1], den),
                                      ("covariates", None if x is None or cspec[1] is None
                                       else x[1], None if cspec is None else cspec[1])):
@@ -460,7 +508,6 @@ def analyze_experiment(
 
     naive: dict[tuple[str, Any], float] = {}
     if groups is not None:
-        unit_codes = np.unique(arm_values, return_inverse=True)[1].ravel()
         for name, _, _, moments, y, x in analyse(col, unit_codes, unit_counts, False):
             for i, a in enumerate(arms):
                 if i != c:
