@@ -53,14 +53,16 @@ th{background:var(--head);font-weight:600}
 td.l,th.l{text-align:left}td.wrap{white-space:normal;min-width:16em;text-align:left}
 tr.sig td{background:var(--sig)}tr.flag td{background:var(--flag)}
 .pos{color:var(--win)}.neg{color:var(--loss)}
-figure{margin:.8em 0 1.2em}figure svg{display:block;width:100%;max-width:760px;height:auto}
+figure{margin:.8em 0 1.2em;overflow-x:auto;-webkit-overflow-scrolling:touch}
+figure svg{display:block;width:100%;min-width:520px;max-width:760px;height:auto}
 details{margin:.4em 0}summary{cursor:pointer}
 pre{overflow-x:auto;background:#f7f7f7;padding:.6em;font-size:.82em;line-height:1.35}
 ul.notes li{margin:.2em 0}
 @media (max-width:600px){body{font-size:14px}main{padding:10px}th,td{padding:.2em .35em}}
 @media print{body{font-size:10.5pt}main{max-width:none;padding:0}.scroll{overflow:visible}
 table{font-size:8.5pt}th,td{white-space:normal}figure,table,tr{break-inside:avoid}
-h2,h3{break-after:avoid}summary{display:none}pre{white-space:pre-wrap;background:none}
+h2,h3{break-after:avoid}summary{display:none}figure{overflow:visible}
+figure svg{min-width:0}pre{white-space:pre-wrap;background:none}
 a{color:inherit}}
 """
 
