@@ -78,6 +78,32 @@ def test_interleaved_topics_are_read_whole_with_a_note(cli, monkeypatch, tmp_pat
            "(topic '301' comes back on line " in " ".join(text.split())
 
 
+def _dealt():
+    """results.test with its topics dealt out 50 lines at a time: read whole."""
+    by_topic: dict[str, list[str]] = {}
+    for line in (TREC / "results.test").read_text().splitlines():
+        by_topic.setdefault(line.split()[0], []).append(line)
+    return [line for j in range(0, 500, 50) for t in by_topic.values() for line in t[j:j + 50]]
+
+
+@pytest.mark.parametrize("chunk", [3000, 1 << 20])
+def test_a_repeat_in_a_run_read_whole_names_both_lines(cli, tmp_path, monkeypatch, chunk):
+    # read whole, the run is evaluated in batches of whole topics (small ones here): a
+    # repeated document still names its two lines of the file
+    lines = _dealt()
+    topic = lines[1200].split()[0]
+    first = next(i for i, line in enumerate(lines) if line.split()[0] == topic)
+    lines.insert(1300, lines[first])
+    run = tmp_path / "dealt.run"
+    run.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(skrank.cli._trec, "_CHUNK_BYTES", chunk)
+    code, _, err = cli("eval", TREC / "qrels.test", run)
+    assert code == 1
+    doc = lines[first].split()[2]
+    assert (f"dealt.run, line 1301: document {doc!r} is retrieved twice for query "
+            f"{topic!r} (first on line {first + 1})") in _error_line(err)
+
+
 def test_label_the_gain_cannot_take_names_the_qrels_line(cli, tmp_path):
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("1 0 a 1\n1 0 b 1001\n")

@@ -4,6 +4,7 @@ evaluated while reading."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,24 +72,16 @@ def _topic_batches(path: str, state: _RunState, chunk_bytes: int | None) -> Any:
         state.topics.update(topics)
         state.batches += 1
 
-    blocks = iter_run_blocks(path, **kwargs)
-    block = next(blocks, None)
-    while block is not None:
-        following = next(blocks, None)  # the last block ends the last topic
+    for block in iter_run_blocks(path, **kwargs):
         state.n_rows += len(block)
         state.tag = block.tag
         rows = block if pending is None else concat_run_blocks([pending, block])
-        block = following
-        if following is None:
-            cut = len(rows)
-        else:
-            other = pc.not_equal(rows.qid, rows.qid[len(rows) - 1]).to_numpy(
-                zero_copy_only=False)
-            starts = np.flatnonzero(other)
-            cut = int(starts[-1]) + 1 if starts.size else 0
+        del block
+        cut = _last_topic_start(rows.qid)  # the last topic may go on in the next block
         pending = _slice_run(rows, cut, len(rows))
         if cut:
             head = _slice_run(rows, 0, cut)
+            del rows
             check(head)
             yield head
     if pending is not None and len(pending):
@@ -96,18 +89,68 @@ def _topic_batches(path: str, state: _RunState, chunk_bytes: int | None) -> Any:
         yield pending
 
 
-def _whole_run(path: str, state: _RunState) -> Any:
-    from ..io._trec import concat_run_blocks, iter_run_blocks
+def _last_topic_start(qid: Any) -> int:
+    """The first row of the last run of equal topics, looking back from the end in steps
+    that grow (the last topic is short next to a block)."""
+    import pyarrow.compute as pc
+
+    n = len(qid)
+    last = qid[n - 1]
+    size = 1024
+    while True:
+        start = max(n - size, 0)
+        other = np.flatnonzero(pc.not_equal(qid.slice(start), last).to_numpy(
+            zero_copy_only=False))
+        if other.size:
+            return start + int(other[-1]) + 1
+        if not start:
+            return 0
+        size *= 8
+
+
+class _TakenLines:
+    """File lines of rows taken from a run: row ``i`` is row ``rows[i]`` of the run."""
+
+    def __init__(self, lines: Any, rows: np.ndarray) -> None:
+        self.lines, self.rows = lines, rows
+
+    def __call__(self, row: int) -> int:
+        return self.lines(int(self.rows[row]))
+
+
+def _whole_run(path: str, state: _RunState, batch_rows: int | None) -> Any:
+    """A run read whole; evaluated in batches of about ``batch_rows`` rows of whole topics
+    (the rows of each topic in file order), or in one when ``batch_rows`` is None."""
+    import pyarrow as pa
+
+    from ..io._trec import RunBlock, concat_run_blocks, encode, iter_run_blocks
 
     blocks = list(iter_run_blocks(path))
     run = concat_run_blocks(blocks)
     del blocks
     state.n_rows, state.tag, state.batches = len(run), run.tag, 1
-    if len(run):
-        import pyarrow.compute as pc
-
-        state.topics = set(pc.unique(run.qid).to_pylist())
-    yield run
+    if not len(run):
+        yield run
+        return
+    codes, topics = encode(run.qid)
+    state.topics = set(topics.to_pylist())
+    if batch_rows is None or len(run) <= batch_rows:
+        yield run
+        return
+    # the qid strings give way to their codes; each topic's rows in file order
+    codes = codes.astype(np.uint16 if len(topics) <= 1 << 16 else np.int64)
+    doc, score, lines, tag = run.doc, run.score, run.lines, run.tag
+    del run
+    order = np.argsort(codes, kind="stable")  # a radix sort for 16-bit codes
+    ends = np.cumsum(np.bincount(codes, minlength=len(topics)))
+    targets = np.arange(batch_rows, int(ends[-1]), batch_rows)
+    cuts = np.unique(np.searchsorted(ends, targets) + 1)
+    bounds = np.r_[0, cuts[cuts < len(topics)], len(topics)]
+    for a, b in itertools.pairwise(bounds.tolist()):
+        rows = order[(ends[a - 1] if a else 0): ends[b - 1]]
+        taken = pa.array(rows, type=pa.int64())
+        yield RunBlock(topics.take(pa.array(codes[rows], type=pa.int64())), doc.take(taken),
+                       score[rows], _TakenLines(lines, rows), tag)
 
 
 @dataclass
@@ -141,8 +184,9 @@ def _evaluate_run(path: str, index: Any, args: argparse.Namespace, plan: _Plan,
         seen = np.zeros(index.n_topics, dtype=bool)
         n_negative = 0
         kwargs = None
-        batches = (_topic_batches(path, state, _CHUNK_BYTES) if stream
-                   else _whole_run(path, state))
+        batches = (_topic_batches(path, state, _CHUNK_BYTES) if stream else
+                   _whole_run(path, state, None if plan.keep_rows or plan.tie_bounds
+                              else _CHUNK_BYTES // _LINE_BYTES))
         try:
             for batch in batches:
                 joined = join(index, batch, run_source=path, run_only=args.run_only,
@@ -210,8 +254,11 @@ def _evaluate_run(path: str, index: Any, args: argparse.Namespace, plan: _Plan,
                       (cand_q, cand_n), kwargs, interleaved)
 
 
-#: bytes of a run read per batch (None: the reader's default)
-_CHUNK_BYTES: int | None = None
+#: bytes of a run read per batch
+_CHUNK_BYTES = 8 << 20
+#: bytes of a line of a typical run: a run read whole is evaluated in batches of about
+#: ``_CHUNK_BYTES // _LINE_BYTES`` rows
+_LINE_BYTES = 32
 
 
 def _combine(parts: list[tuple[np.ndarray, Any]]) -> Any:
