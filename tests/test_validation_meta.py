@@ -26,6 +26,7 @@ import skrank.stats
 import skrank.survival
 import skrank.uplift
 from skrank._validation import (
+    BOOL,
     SEED,
     Described,
     InstanceOf,
@@ -240,6 +241,7 @@ def test_constraints():
     assert either.accepts(None) and either.accepts(2) and not either.accepts(0)
     assert [SEED.accepts(v) for v in (None, 0, np.random.default_rng(0), -1, 1.5, True)] == [
         True, True, True, False, False, False]
+    assert [BOOL.accepts(v) for v in (True, np.True_, 1, "yes")] == [True, True, False, False]
 
 
 def test_one_rng_check_and_one_int_check():
