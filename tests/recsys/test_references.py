@@ -116,3 +116,14 @@ def test_topk_input_equals_flat_input():
             first = [float(g) for g in got]
         else:
             assert [float(g) for g in got] == pytest.approx(first, rel=1e-12, abs=1e-15)
+
+
+def test_blocks_equal_one_block(monkeypatch):
+    import skrank.recsys._beyond as beyond
+
+    case = CASES[5]
+    train, reco, test, _, _ = _args(case)
+    whole = [rs.intra_list_diversity(reco, train), rs.serendipity(reco, train, test)]
+    monkeypatch.setattr(beyond, "_BLOCK_ENTRIES", 5)
+    small = [rs.intra_list_diversity(reco, train), rs.serendipity(reco, train, test)]
+    assert [float(x) for x in small] == pytest.approx([float(x) for x in whole], rel=1e-12)

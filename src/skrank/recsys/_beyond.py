@@ -31,8 +31,16 @@ __all__ = [
     "serendipity",
 ]
 
-# reco users per block of the sparse products (bounds their memory)
-_BLOCK_USERS = 4096
+# bound on the entries of one block of the sparse products (bounds their memory)
+_BLOCK_ENTRIES = 1 << 23
+
+
+def _blocks(users: np.ndarray, weight: np.ndarray) -> list[np.ndarray]:
+    """Consecutive runs of ``users`` whose summed ``weight`` (a bound on the entries each adds
+    to a product) stays under the budget; a user heavier than the budget is a block alone."""
+    cut = np.cumsum(weight[users]) // _BLOCK_ENTRIES
+    edges = np.flatnonzero(np.diff(cut)) + 1
+    return np.split(users, edges)
 
 
 def _name(base: str, k: int | None) -> str:
@@ -410,8 +418,9 @@ def _pair_similarity_sums(d: Data, similarity: str, caller: str) -> np.ndarray:
     own = np.bincount(d.ru, weights=own_i[d.ri], minlength=n_u)
     r = _list_matrix(d)
     users = np.unique(d.ru)
-    for a in range(0, users.size, _BLOCK_USERS):
-        rows = users[a: a + _BLOCK_USERS]
+    c = np.bincount(d.ti, minlength=d.n_items).astype(np.float64)
+    weight = np.bincount(d.ru, weights=c[d.ri], minlength=n_u) + 1
+    for rows in _blocks(users, weight):
         v = r[rows] @ xst  # block x training users
         sq = np.asarray(v.multiply(v).sum(axis=1)).ravel()
         out[rows] = sq
@@ -502,8 +511,10 @@ def _mean_history_similarity(d: Data, similarity: str, caller: str) -> tuple[np.
         order = np.argsort(d.ru, kind="stable")
         ru, ri = d.ru[order], d.ri[order]
         users = np.unique(ru)
-        for a in range(0, users.size, _BLOCK_USERS):
-            rows = users[a: a + _BLOCK_USERS]
+        c = np.bincount(d.ti, minlength=d.n_items).astype(np.float64)
+        per_user = max(1.0, d.ti.size / max(np.unique(d.tu).size, 1))
+        weight = np.bincount(d.tu, weights=c[d.ti], minlength=d.n_users) * per_user + 1
+        for rows in _blocks(users, weight):
             g = (x[rows] @ xst).tocsr()  # block x training users: sum_j X_uj Xs_u'j
             h = (g @ x).tocsr()  # block x items: sum_j X_uj C_ij / s_j
             lo, hi = np.searchsorted(ru, [rows[0], rows[-1] + 1])
