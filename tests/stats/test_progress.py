@@ -44,6 +44,12 @@ class _Recorder:
     def close(self):
         self.closed = True
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
 
 def test_auto_bar_on_a_terminal(data, capsys, monkeypatch):
     _terminal(monkeypatch)
@@ -110,3 +116,29 @@ def test_bad_progress_is_named(data):
         paired_comparison(a, b, progress="yes")
     with pytest.raises(InvalidParameterError, match="'progress' parameter of compare_many"):
         compare_many({"a": a, "b": b}, "b", progress=1)
+
+
+def test_bootstrap_ci_and_randomization_test_take_progress(data, capsys, monkeypatch):
+    import skrank.stats._bootstrap as boot
+    import skrank.stats._permutation as perm
+    from skrank.stats import bootstrap_ci, randomization_test
+
+    a, b = data
+    _terminal(monkeypatch)
+    ci = bootstrap_ci(a - b, n_resamples=3000, rng=0)
+    test = randomization_test(a - b, n_permutations=3000, rng=0)
+    err = capsys.readouterr().err
+    assert "bootstrap" in err and "sign flips" in err
+    assert bootstrap_ci(a - b, n_resamples=3000, rng=0, progress=False) == ci
+    assert randomization_test(a - b, n_permutations=3000, rng=0, progress=False) == test
+    assert capsys.readouterr().err == ""
+    _Recorder.made = []
+    monkeypatch.setattr(boot, "progress_bar", _Recorder)
+    monkeypatch.setattr(perm, "progress_bar", _Recorder)
+    bootstrap_ci(a - b, n_resamples=3000, rng=0)
+    randomization_test(a - b, n_permutations=3000, rng=0)
+    assert [(r.total, r.n, r.closed) for r in _Recorder.made] == [(3000, 3000, True)] * 2
+    with pytest.raises(InvalidParameterError, match="'progress' parameter of bootstrap_ci"):
+        bootstrap_ci(a - b, progress="no")
+    with pytest.raises(InvalidParameterError, match="'progress' parameter of randomization_t"):
+        randomization_test(a - b, progress=0)

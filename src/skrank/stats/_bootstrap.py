@@ -14,6 +14,7 @@ import numpy as np
 from .._validation import SEED, Options, public_name, renamed_parameters, validate_params
 from ..exceptions import InputError
 from ._checks import OPEN_UNIT, POSITIVE_INT, LazyModule, as_vector, resolve_seed
+from ._progress import PROGRESS, progress_bar
 from ._results import Interval
 
 __all__ = ["bootstrap_ci"]
@@ -88,6 +89,7 @@ def bca_interval(d: np.ndarray, boot: np.ndarray, confidence: float) -> tuple[fl
     "n_resamples": POSITIVE_INT,
     "confidence_level": OPEN_UNIT,
     "rng": SEED,
+    "progress": PROGRESS,
 })
 def bootstrap_ci(
     values: Any,
@@ -96,6 +98,7 @@ def bootstrap_ci(
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
     rng: int | np.random.Generator | None = None,
+    progress: bool | None = None,
 ) -> Interval:
     """Bootstrap confidence interval of the mean of per-query values.
 
@@ -116,6 +119,9 @@ def bootstrap_ci(
         Confidence level, in (0, 1).
     rng : int, numpy.random.Generator or None, default=None
         Seed of the resampling; the same seed gives the same interval.
+    progress : bool or None, default=None
+        A progress bar of the resamples on standard error (tqdm): None shows it on a terminal
+        only, once the work has lasted 2 seconds; True always; False never.
 
     Returns
     -------
@@ -148,7 +154,8 @@ def bootstrap_ci(
     rng = np.random.default_rng(ss.spawn(1)[0])
     if np.all(d == d[0]):
         return Interval(float(d[0]), float(d[0]), confidence, method, n_resamples)
-    boot = bootstrap_means(d, n_resamples, rng)
+    with progress_bar(n_resamples, progress, "bootstrap", unit="resample") as bar:
+        boot = bootstrap_means(d, n_resamples, rng, bar.update)
     lo, hi = (bca_interval(d, boot, confidence) if method == "bca"
               else percentile_interval(boot, confidence))
     return Interval(lo, hi, confidence, method, n_resamples)

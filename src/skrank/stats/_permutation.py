@@ -21,6 +21,7 @@ import numpy as np
 from .._validation import SEED, public_name, renamed_parameters, validate_params
 from ..exceptions import InputError
 from ._checks import ALTERNATIVE, POSITIVE_INT, as_vector, resolve_seed
+from ._progress import PROGRESS, progress_bar
 from ._results import SignificanceTest
 
 __all__ = ["randomization_test"]
@@ -98,13 +99,15 @@ def sign_flip(
 
 
 @renamed_parameters(seed="rng")
-@validate_params({"n_permutations": POSITIVE_INT, "alternative": ALTERNATIVE, "rng": SEED})
+@validate_params({"n_permutations": POSITIVE_INT, "alternative": ALTERNATIVE, "rng": SEED,
+                  "progress": PROGRESS})
 def randomization_test(
     differences: Any,
     *,
     n_permutations: int = 10_000,
     alternative: str = "two-sided",
     rng: int | np.random.Generator | None = None,
+    progress: bool | None = None,
 ) -> SignificanceTest:
     """Randomisation (sign-flip) test of paired per-query differences.
 
@@ -120,6 +123,9 @@ def randomization_test(
         patterns whose absolute sum reaches the observed absolute sum.
     rng : int, numpy.random.Generator or None, default=None
         Seed of the sign patterns; the same seed gives the same p-value.
+    progress : bool or None, default=None
+        A progress bar of the sign patterns on standard error (tqdm): None shows it on a terminal
+        only, once the work has lasted 2 seconds; True always; False never.
 
     Returns
     -------
@@ -148,7 +154,8 @@ def randomization_test(
     _, ss = resolve_seed(seed)
     # The second child stream, as in paired_comparison (the first one is the bootstrap's).
     rng = np.random.default_rng(ss.spawn(2)[1])
-    p, used, exact = sign_flip(d, n_permutations, alternative, rng)
+    with progress_bar(n_permutations, progress, "sign flips", unit="pattern") as bar:
+        p, used, exact = sign_flip(d, n_permutations, alternative, rng, bar.update)
     return SignificanceTest(
         "randomization", float(d.mean()), p, alternative, n_resamples=used, exact=exact,
         n_zero=int(np.count_nonzero(d == 0)),
