@@ -22,9 +22,16 @@ A/B helpers
     :func:`sample_size_per_arm`, :func:`ratio_metric`, :func:`ratio_ztest`.
 Experiments
     :func:`analyze_experiment` analyses a table of units (one row per user): a sample ratio
-    mismatch check every time, then each metric's effect (Welch t; delta method for ratio
-    metrics; CUPED with pre-experiment covariates) in an :class:`ExperimentResult`;
-    :func:`group_sequential_bounds` for planned looks (Lan-DeMets alpha spending).
+    mismatch check every time, then each metric's effect (Welch t, two- or one-sided; delta
+    method for ratio metrics; CUPED with pre-experiment covariates; variance over cluster
+    totals for cluster-randomised experiments) in an :class:`ExperimentResult`;
+    :func:`decide` turns it into ship / do not ship / inconclusive (one primary metric,
+    guardrails as non-inferiority tests, corrections across arms and metrics).
+Peeking and planning
+    :func:`always_valid_test` (mixture sequential tests: p-values and confidence sequences
+    valid at every look); :func:`group_sequential_bounds` for planned looks (Lan-DeMets alpha
+    spending), :func:`inflation_factor`, ``sample_size_per_arm(looks=)`` and
+    :func:`duration_days`; :func:`novelty_test` for a trend of the effect over days.
 """
 
 from __future__ import annotations
