@@ -49,23 +49,28 @@ def _runs(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _hashed(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """``np.unique(values, return_inverse=True)`` for fixed-width str ids, labels unsorted:
+    """``np.unique(values, return_inverse=True)`` for str ids, labels unsorted:
     ids are hashed to 64-bit integers, which sort far faster than strings, and the result is
     checked against the strings (None on a collision)."""
-    width = values.dtype.itemsize // 4
-    chars = values.view(np.uint32).reshape(values.shape[0], width)
-    h = np.full(values.shape[0], 1469598103934665603, dtype=np.uint64)
-    for j in range(width):  # FNV-1a over the characters
-        h ^= chars[:, j].astype(np.uint64)
-        h *= np.uint64(1099511628211)
+    if values.dtype.kind == "O":  # Python str: their own (cached) hash
+        if not all(isinstance(v, str) for v in values[:100]):
+            return None
+        h = np.fromiter(map(hash, values), dtype=np.int64, count=values.shape[0])
+    else:
+        width = values.dtype.itemsize // 4
+        chars = values.view(np.uint32).reshape(values.shape[0], width)
+        h = np.full(values.shape[0], 1469598103934665603, dtype=np.uint64)
+        for j in range(width):  # FNV-1a over the characters
+            h ^= chars[:, j].astype(np.uint64)
+            h *= np.uint64(1099511628211)
     order = np.argsort(h)  # any member of a group of equal hashes may stand for it
     sorted_h = h[order]
     new = np.r_[True, sorted_h[1:] != sorted_h[:-1]]
     inverse = np.empty(values.shape[0], dtype=np.int64)
     inverse[order] = np.cumsum(new) - 1
     labels = values[order[new]]
-    if not np.array_equal(values, labels[inverse]):
-        return None  # pragma: no cover - a 64-bit collision
+    if not bool((values == labels[inverse]).all()):
+        return None  # pragma: no cover - a 64-bit collision (or ids that are not str)
     return labels, inverse
 
 
@@ -81,7 +86,7 @@ def codes(*arrays: np.ndarray, sort: bool = True) -> tuple[np.ndarray, list[np.n
     try:
         values = np.concatenate(heads)
         found = None
-        if not sort and values.dtype.kind == "U" and values.shape[0] > 10_000:
+        if not sort and values.dtype.kind in "UO" and values.shape[0] > 10_000:
             found = _hashed(values)
         labels, inverse = found or np.unique(values, return_inverse=True)
     except TypeError as exc:  # object arrays mixing ids that do not compare

@@ -51,10 +51,11 @@ def _columns(text: str, name: str, allowed: tuple[int, ...],
         sep = raw <= 32
         start_mask = ~sep
         start_mask[1:] &= sep[:-1]
+        starts = np.flatnonzero(start_mask)
         lines = np.r_[0, np.flatnonzero(newline) + 1]
         lines = lines[lines < raw.size]
-        per_line = (np.add.reduceat(start_mask, lines, dtype=np.int64) if raw.size
-                    else np.zeros(0, dtype=np.int64))
+        # fields of a line: the token starts between its first byte and the next line's
+        per_line = np.diff(np.searchsorted(starts, np.r_[lines, raw.size]))
     else:
         fields, per_line = _slow_fields(text)
     bad = (per_line > 0) & ~np.isin(per_line, allowed)
@@ -72,7 +73,6 @@ def _columns(text: str, name: str, allowed: tuple[int, ...],
         out += [[""] * counts.shape[0]] * (max(allowed) - k)
         return out, per_line
     if ascii_only:
-        starts = np.flatnonzero(start_mask)
         ends = np.flatnonzero(~sep & np.r_[sep[1:], True]) + 1
     first = np.cumsum(counts) - counts
     out = []
@@ -98,6 +98,13 @@ def _columns(text: str, name: str, allowed: tuple[int, ...],
     return out, per_line
 
 
+def _ids(values: Any) -> np.ndarray:
+    """Ids as an array of Python str (object dtype): built without copying the strings."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values if isinstance(values, list) else values.tolist()
+    return out
+
+
 def _numbers(col: np.ndarray, dtype: type, per_line: np.ndarray, name: str,
              what: str) -> np.ndarray:
     values = col.tolist() if isinstance(col, np.ndarray) else col
@@ -120,7 +127,7 @@ class ExpevalQrels:
 
     Attributes
     ----------
-    qid, doc : ndarray of str
+    qid, doc : ndarray of str (object dtype)
         Query and document of each judgment.
     y_true : ndarray of int64
         The grade.
@@ -143,7 +150,7 @@ class ExpevalRun:
 
     Attributes
     ----------
-    qid, sample, doc : ndarray of str
+    qid, sample, doc : ndarray of str (object dtype)
         Query, sample (ranking) id and document of each row.
     rank : ndarray of int64
         1-based rank within the sample.
@@ -190,7 +197,7 @@ def read_expeval_qrels(source: Source) -> ExpevalQrels:
 
     text, name = _read(source)
     (a, b, c, d), per_line = _columns(text, name, (3, 4), "qid [groups] docno rel")
-    a, b, c, d = (np.asarray(x) for x in (a, b, c, d))
+    a, b, c, d = (_ids(x) for x in (a, b, c, d))
     three = d == ""  # qid docno rel: the group field is expeval's -1
     qid = a
     groups = np.where(three, "-1", b)
@@ -241,7 +248,7 @@ def read_expeval_run(source: Source) -> ExpevalRun:
     text, name = _read(source)
     (qid, sample, doc, rank, score, tags), per_line = _columns(
         text, name, (5, 6), "qid sample docno rank score [tag]")
-    qid, sample, doc = (np.asarray(x) for x in (qid, sample, doc))
+    qid, sample, doc = (_ids(x) for x in (qid, sample, doc))
     rank = _numbers(rank, int, per_line, name, "the rank must be an integer")
     score = _numbers(score, float, per_line, name, "the score must be a number")
     tag = str(tags[-1])
