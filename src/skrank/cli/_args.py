@@ -157,6 +157,7 @@ examples:
   skrank eval --preset trec_eval -m map -m ndcg_cut.10 -q qrels.test results.test --format trec
   skrank eval fixture.csv --score model --baseline bm25 -m ndcg@5 --segment candidates
   skrank eval test.libsvm model.txt --baseline onefeature.txt --format markdown
+  skrank eval fixture.csv --score model --baseline bm25 --format html -o report.html
 
 exit status: 0 success, 1 bad data (one line on stderr), 2 bad usage.
 """
