@@ -33,9 +33,9 @@ from ._common import Source, source_name, where
 __all__ = ["Block", "import_pyarrow", "iter_blocks", "open_binary"]
 
 #: bytes read per block (before normalisation); the streaming batch is about this big
-CHUNK_BYTES = 32 << 20
+CHUNK_BYTES = 8 << 20
 #: pyarrow's own block size inside one of our blocks: its unit of parallel parsing
-_ARROW_BLOCK = 4 << 20
+_ARROW_BLOCK = 1 << 20
 
 _BOM = b"\xef\xbb\xbf"
 _BLANKS = bytes.maketrans(b"\t\v\f", b"   ")
