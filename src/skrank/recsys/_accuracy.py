@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import param_error
+from .._validation import param_error, relabel
 from ..exceptions import InputError
 from ..metrics._evaluate import evaluate as _evaluate
 from ._topk import TopK, top_k
@@ -147,9 +147,9 @@ def evaluate_top_k(
     """
     a = query_arrays(top, test_users, test_items, test_labels, _caller="evaluate_top_k")
     kwargs.setdefault("idcg", "pool")
-    kwargs.setdefault("_caller", "evaluate_top_k")
-    return _evaluate(a["y_true"], a["y_score"], a["qid"], metrics=metrics,
-                             retrieved=a["retrieved"], **kwargs)
+    with relabel("evaluate_top_k"):
+        return _evaluate(a["y_true"], a["y_score"], a["qid"], metrics=metrics,
+                         retrieved=a["retrieved"], **kwargs)
 
 
 def evaluate_scores(
