@@ -6,7 +6,7 @@ and ``--samples`` sampled rankings of all of them. Both read the same two files 
 scratch directory and compute the same per-query values (checked equal to 1e-9 before
 timing); ``-u gerr``, with and without ``-G``. expeval is a script, not a package: pass a
 checkout of https://github.com/diazf/expeval. Prints the median wall and CPU seconds of each
-and the ratio expeval / skrank, for the whole job (reading the files included) and for
+and the ratios expeval / skrank of each, for the whole job (reading the files included) and for
 skrank's computation alone from arrays.
 
     .venv/bin/python benchmarks/bench_fairness.py --expeval /path/to/expeval \\
@@ -90,7 +90,7 @@ def main(argv=None) -> int:
         print(f"{args.queries} queries x {args.samples} rankings x {args.docs} documents = "
               f"{n_rows:,} run rows; median of {args.repeats}; numpy {np.__version__}")
         print(f"{'job':<28} {'expeval s':>10} {'(cpu)':>7} {'skrank s':>9} {'(cpu)':>7} "
-              f"{'ratio':>7}  max |diff|")
+              f"{'ratio':>7} {'(cpu)':>7}  max |diff|")
         cached = (read_expeval_qrels(qrels_path), read_expeval_run(run_path))
         for group in (False, True):
             flags = ["-G"] if group else []
@@ -113,9 +113,9 @@ def main(argv=None) -> int:
             assert diff < 1e-9, diff
             name = "gerr" + (" -G" if group else "")
             print(f"{name + ', files':<28} {w_ref:>10.3f} {c_ref:>7.3f} {w_all:>9.3f} "
-                  f"{c_all:>7.3f} {w_ref / w_all:>6.1f}x  {diff:.1e}")
+                  f"{c_all:>7.3f} {w_ref / w_all:>6.1f}x {c_ref / c_all:>6.1f}x  {diff:.1e}")
             print(f"{name + ', arrays (compute only)':<28} {'':>10} {'':>7} {w_cmp:>9.3f} "
-                  f"{c_cmp:>7.3f} {w_ref / w_cmp:>6.1f}x")
+                  f"{c_cmp:>7.3f} {w_ref / w_cmp:>6.1f}x {c_ref / c_cmp:>6.1f}x")
     return 0
 
 
