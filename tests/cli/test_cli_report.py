@@ -118,3 +118,19 @@ def test_label_precision_flag(cli, tmp_path):
     assert values["float32"] != values["float64"]
     code, _, err = cli("eval", path, "--label-precision", "float16")
     assert code == 2 and "--label-precision" in err and "float16" in err
+
+
+def test_html_notes_topics_missing_from_a_run(cli, tmp_path):
+    from .conftest import TREC
+
+    run = tmp_path / "short.run"
+    lines = (TREC / "results.test").read_text(encoding="utf-8").splitlines(keepends=True)
+    run.write_text("".join(line for line in lines if not line.startswith("303")),
+                   encoding="utf-8")
+    page = tmp_path / "r.html"
+    code, _, err = cli("eval", TREC / "qrels.test", run, "-m", "ndcg@10", "--format", "html",
+                       "-o", page)
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    assert "Notes on the data" in html
+    assert "1 judged topic has no result in the run (&#x27;303&#x27;)" in html
