@@ -62,7 +62,8 @@ def _case(rng: np.random.Generator, case: int) -> tuple[str, str]:
             length = n_docs if rng.random() < 0.5 else int(rng.integers(1, n_docs + 1))
             for rank, i in enumerate(perm[:length], start=1):
                 run.append(f"{qid} S{s} {docs[i]} {rank} {1.0 / rank:.4f} run{case}")
-    # a query of the run without judgments
+    # queries of the run without judgments, sorting before and after the judged ones
+    run.insert(0, f"a{case} S0 q{case}0d0 1 1.0 run{case}")
     run.append(f"x{case} S0 xd 1 1.0 run{case}")
     return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
 

@@ -52,6 +52,11 @@ def _random_case(rng):
             yd.append(d)
             yy.append(g)
         per_query[f"q{qi}"] = (judged, samples)
+    if rng.random() < 0.5:  # a query of the run without judgments, sorting first
+        rq.append("a")
+        rs.append("s0")
+        rd.append("d00")
+        rr.append(1)
     arrays = (np.array(yy), np.array(yq), np.array(yd), np.array(rq), np.array(rs),
               np.array(rd), np.array(rr))
     return arrays, per_query
@@ -154,6 +159,17 @@ def test_unjudged_run_queries_are_left_out_and_counted():
     res = expected_exposure([1], ["a"], ["x"], ["a", "zz"], [0, 0], ["x", "x"])
     assert res.qids.tolist() == ["a"] and res.n_unjudged == 1
     assert "1 run queries without judgments left out" in str(res)
+
+
+def test_an_unjudged_query_sorting_first_changes_nothing():
+    """Regression: judged documents and run rows were once keyed by different query codes
+    when a query without judgments sorted before the judged ones."""
+    base = expected_exposure(**ISSUE, model="rbp", normalize="none")
+    args = dict(ISSUE, qid=["a", *ISSUE["qid"]], sample=[1, *ISSUE["sample"]],
+                doc=["d1", *ISSUE["doc"]])
+    other = expected_exposure(**args, model="rbp", normalize="none")
+    assert [float(s) for s in other] == [float(s) for s in base]
+    assert other.n_unjudged == 1
 
 
 def test_groups_of_a_zero_exposure_are_zero_not_inf():

@@ -265,7 +265,8 @@ def expected_exposure(
     if judged_q.shape[0] == 0:
         raise input_error("y_true", "grades with at least one relevant document (> 0) under "
                           "judgments='incomplete'", "no grade above 0", caller)
-    kept = _Kept(kq, jkey[keep], y[keep], judged_q.shape[0])
+    # keys of judged documents: dense judged-query code * n_docs + document code
+    kept = _Kept(kq, kq * n_docs + dj_c[keep], y[keep], judged_q.shape[0])
     grade = (kept.y > 0).astype(np.float64) if conv.grades == "binary" else kept.y
     target, n_levels = _target(conv, kept, grade)
 
@@ -276,7 +277,7 @@ def expected_exposure(
                     None if r is None else r[in_judged], None if sc is None else sc[in_judged],
                     np.flatnonzero(in_judged))
     ukey, e, n_samples = _run_exposure(conv, rows, kept, n_docs, q_labels[judged_q], d, caller)
-    uq = np.searchsorted(judged_q, ukey // n_docs)
+    uq = ukey // n_docs  # dense judged-query code of each (query, document) of the run
     at_u, k_hit = _lookup(ukey, kept.key)  # each kept judged document in the run, or not
     e_kept = np.where(k_hit, e[at_u] if ukey.shape[0] else 0.0, 0.0)
 
