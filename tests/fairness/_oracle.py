@@ -34,7 +34,7 @@ def ideal_rankings(grade):
 
 
 def expected_exposure_raw(judged, samples, model, p, u, binary=False, complete=False):
-    """Raw (EE-D, EE-R, EE-L) of one query.
+    """Raw (EE-D, EE-R, EE-L) of one query, and the target and run exposures ({doc: e}).
 
     ``judged``: {doc: grade}; ``samples``: list of rankings (lists of docs).
     """
@@ -55,7 +55,7 @@ def expected_exposure_raw(judged, samples, model, p, u, binary=False, complete=F
     disparity = sum(e * e for e in run.values())
     relevance = sum(target.get(d, 0.0) * run.get(d, 0.0) for d in docs)
     loss = sum((target.get(d, 0.0) - run.get(d, 0.0)) ** 2 for d in docs)
-    return disparity, relevance, loss, target
+    return disparity, relevance, loss, target, run
 
 
 def group_measures(merit, group, P, v, first, compare="ratio"):

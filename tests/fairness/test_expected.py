@@ -73,10 +73,20 @@ def test_equal_to_the_loop_over_the_definitions(seed, model, p, u, binary, compl
                             utility=u, grades="binary" if binary else "graded",
                             judgments="complete" if complete else "incomplete",
                             normalize="none")
-    want = np.array([expected_exposure_raw(*per_query[q], model, p, u, binary,
-                                           complete)[:3] for q in res.qids.tolist()])
+    oracle = {q: expected_exposure_raw(*per_query[q], model, p, u, binary, complete)
+              for q in res.qids.tolist()}
+    want = np.array([oracle[q][:3] for q in res.qids.tolist()])
     got = np.column_stack([s.per_query for s in res])
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    # each document's exposure and target
+    docs = res.documents
+    pairs = {(q, d): (e, t) for q, d, e, t in zip(docs.qid.tolist(), docs.doc.tolist(),
+                                                  docs.exposure, docs.target)}
+    want_pairs = {(q, d): (oracle[q][4].get(d, 0.0), oracle[q][3].get(d, 0.0))
+                  for q in oracle for d in set(oracle[q][3]) | set(oracle[q][4])}
+    assert pairs.keys() == want_pairs.keys()
+    np.testing.assert_allclose([pairs[k] for k in want_pairs], list(want_pairs.values()),
+                               rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("model", ["rbp", "gerr"])
@@ -201,6 +211,9 @@ def test_results_print_and_convert():
     assert "user model: model=gerr, patience=0.5, utility=0.5" in str(res)
     assert str(res.relevance).startswith("EE-R = ")
     assert res.to_dict()["n_queries"] == 1
+    docs = res.documents
+    assert len(docs) == 5 and docs.doc.tolist() == ["d1", "d2", "d3", "d4", "d5"]
+    assert docs.to_frame().shape == (5, 4)
     frame = res.to_frame()
     assert frame.loc["q", "n_samples"] == 2
     d, _r, loss = res
@@ -233,6 +246,13 @@ class TestBadInput:
         with pytest.raises(InputError, match=r"'rank'.*1, 2, ..., n in each ranking.*Got rank "
                                              r"4 at row 2 where 3 was due"):
             expected_exposure(**ISSUE, rank=[1, 2, 4, 5, 6, 1, 2, 3, 4, 5])
+
+    def test_rows_are_named_as_given(self):
+        # an unjudged query's row comes first: the bad rank is still row 3 of the input
+        args = dict(ISSUE, qid=["zz", *ISSUE["qid"]], sample=[0, *ISSUE["sample"]],
+                    doc=["x", *ISSUE["doc"]])
+        with pytest.raises(InputError, match=r"Got rank 4 at row 3 where 3 was due"):
+            expected_exposure(**args, rank=[1, 1, 2, 4, 5, 6, 1, 2, 3, 4, 5])
 
     def test_tied_scores(self):
         with pytest.raises(InputError, match=r"'score'.*distinct within each ranking"):

@@ -29,7 +29,13 @@ from ._conventions import (
 )
 from ._expected import expected_exposure
 from ._groups import group_exposure
-from ._results import ExpectedExposure, ExposureScore, GroupExposure, GroupFairnessScore
+from ._results import (
+    DocumentExposure,
+    ExpectedExposure,
+    ExposureScore,
+    GroupExposure,
+    GroupFairnessScore,
+)
 from ._trec import ExpevalQrels, ExpevalRun, read_expeval_qrels, read_expeval_run
 
 __all__ = [
@@ -41,6 +47,7 @@ __all__ = [
     "NORMALIZATIONS",
     "POSITION_BIASES",
     "USER_MODELS",
+    "DocumentExposure",
     "ExpectedExposure",
     "ExpevalQrels",
     "ExpevalRun",

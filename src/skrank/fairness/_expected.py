@@ -22,7 +22,7 @@ from ._inputs import (
     segment_starts,
     vector,
 )
-from ._results import ExpectedExposure, ExposureScore
+from ._results import DocumentExposure, ExpectedExposure, ExposureScore
 
 # expeval's value of a measure whose two bounds are equal, when normalised
 _FIXED = {"disparity": 0.0, "relevance": 1.0, "loss": 0.0}
@@ -68,9 +68,10 @@ def _label(labels: np.ndarray, code: int) -> Any:
 
 
 def _positions(ranking: np.ndarray, rank: np.ndarray | None, score: np.ndarray | None,
-               q_labels: np.ndarray, q: np.ndarray, s: np.ndarray, caller: str):
+               q_labels: np.ndarray, q: np.ndarray, s: np.ndarray, input_row: np.ndarray,
+               caller: str):
     """Order of the run's rows (ranking by ranking, first position first) and the 0-based
-    position of each row in that order."""
+    position of each row in that order (``input_row``: each row's row in the input)."""
     n = ranking.shape[0]
     if rank is not None:
         order = np.lexsort((rank, ranking))
@@ -86,7 +87,8 @@ def _positions(ranking: np.ndarray, rank: np.ndarray | None, score: np.ndarray |
             row = int(order[bad[0]])
             raise input_error(
                 "rank", "1, 2, ..., n in each ranking (no gap, no repeat, as expeval asks)",
-                f"rank {int(rank[row])} at row {row} where {int(pos[bad[0]]) + 1} was due "
+                f"rank {int(rank[row])} at row {int(input_row[row])} where "
+                f"{int(pos[bad[0]]) + 1} was due "
                 f"(query {_label(q_labels, q[row])!r}, sample {plain(s[row])!r})", caller)
     elif score is not None and n > 1:
         ss = score[order]
@@ -95,7 +97,7 @@ def _positions(ranking: np.ndarray, rank: np.ndarray | None, score: np.ndarray |
             row = int(order[tie[0] + 1])
             raise input_error(
                 "score", "distinct within each ranking (or give rank=)",
-                f"a tie at row {row} (query {_label(q_labels, q[row])!r}, sample "
+                f"a tie at row {int(input_row[row])} (query {_label(q_labels, q[row])!r}, sample "
                 f"{plain(s[row])!r}, score {plain(score[row])!r})", caller)
     return order, pos
 
@@ -251,7 +253,7 @@ def expected_exposure(
     member = None if groups is None else _groups(groups, y.shape[0], caller)
 
     q_labels, (qj_c, q_c) = codes(qj, q)
-    _, (dj_c, d_c) = codes(dj, d, sort=False)
+    d_labels, (dj_c, d_c) = codes(dj, d, sort=False)
     n_docs = int(max(dj_c.max(initial=-1), d_c.max(initial=-1))) + 1
     jkey = qj_c * n_docs + dj_c
     dup = first_duplicate(jkey)
@@ -281,11 +283,15 @@ def expected_exposure(
     at_u, k_hit = _lookup(ukey, kept.key)  # each kept judged document in the run, or not
     e_kept = np.where(k_hit, e[at_u] if ukey.shape[0] else 0.0, 0.0)
 
+    u_judged = np.zeros(ukey.shape[0], dtype=bool)
+    u_judged[at_u[k_hit]] = True
+    qids = q_labels[judged_q]
+    documents = _documents(kept.key, e_kept, target, ukey[~u_judged], e[~u_judged], n_docs,
+                           qids, d_labels)
+
     nq = kept.n_queries
     pp = conv.patience if conv.model == "rbp" else conv.patience * conv.utility
     if member is None:
-        u_judged = np.zeros(ukey.shape[0], dtype=bool)
-        u_judged[at_u[k_hit]] = True
         values = {
             "disparity": _per_query(e * e, uq, nq),
             "relevance": _per_query(target * e_kept, kq, nq),
@@ -296,8 +302,21 @@ def expected_exposure(
         bounds = _doc_bounds(conv, target, kq, nq, n_kept, n_levels, pp)
     else:
         values, bounds = _over_groups(conv, member, keep, kept, target, e_kept, pp)
-    qids = q_labels[judged_q]
-    return _result(conv, values, bounds, n_samples, qids, member is not None, n_unjudged)
+    return _result(conv, values, bounds, n_samples, qids, member is not None, n_unjudged,
+                   documents)
+
+
+def _documents(kept_key: np.ndarray, kept_e: np.ndarray, target: np.ndarray,
+               run_key: np.ndarray, run_e: np.ndarray, n_docs: int, qids: np.ndarray,
+               d_labels: np.ndarray) -> DocumentExposure:
+    """Each document with a target or a run exposure, by query."""
+    key = np.concatenate([kept_key, run_key])
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    return DocumentExposure(
+        qids[key // n_docs], d_labels[key % n_docs],
+        np.concatenate([kept_e, run_e])[order],
+        np.concatenate([target, np.zeros(run_key.shape[0])])[order])
 
 
 @dataclass(frozen=True)
@@ -385,7 +404,7 @@ def _run_exposure(conv: ExposureConventions, rows: _RunRows, kept: _Kept, n_docs
     uinv = np.empty(key.shape[0], dtype=np.int64)
     uinv[by_doc] = np.cumsum(new) - 1
     order, pos = _positions(ranking, rows.rank, rows.score, q_labels, rows.q, rows.sample,
-                            caller)
+                            rows.row, caller)
     key = key[order]
     expo = p ** pos.astype(np.float64)
     if conv.model == "gerr":
@@ -432,7 +451,8 @@ def _over_groups(conv: ExposureConventions, member: tuple[np.ndarray, np.ndarray
 
 def _result(conv: ExposureConventions, values: dict[str, np.ndarray],
             bounds: dict[str, tuple[np.ndarray, np.ndarray]], n_samples: np.ndarray,
-            qids: np.ndarray, groups: bool, n_unjudged: int) -> ExpectedExposure:
+            qids: np.ndarray, groups: bool, n_unjudged: int,
+            documents: DocumentExposure) -> ExpectedExposure:
     """Fill the judged queries without rankings, normalise, average."""
     absent = n_samples == 0
     n_missing = int(absent.sum())
@@ -467,7 +487,7 @@ def _result(conv: ExposureConventions, values: dict[str, np.ndarray],
         scores.append(ExposureScore(short, mean, v, qids, conv, int(np.count_nonzero(equal))))
     return ExpectedExposure(*scores, qids=qids, n_samples=n_samples.astype(np.int64),
                             conventions=conv, groups=groups, n_missing=n_missing,
-                            n_unjudged=n_unjudged)
+                            n_unjudged=n_unjudged, documents=documents)
 
 
 def _geometric(x: float, n: np.ndarray) -> np.ndarray:

@@ -11,7 +11,8 @@ import numpy as np
 from .._numbers import FloatLike
 from ._conventions import ExposureConventions, GroupFairnessConventions
 
-__all__ = ["ExpectedExposure", "ExposureScore", "GroupExposure", "GroupFairnessScore"]
+__all__ = ["DocumentExposure", "ExpectedExposure", "ExposureScore", "GroupExposure",
+           "GroupFairnessScore"]
 
 
 _MODEL = ("model", "patience", "utility")
@@ -65,6 +66,46 @@ class ExposureScore(FloatLike):
 
 
 @dataclass(frozen=True, eq=False)
+class DocumentExposure:
+    """Each document's expected exposure in the run and its target exposure.
+
+    One row per document of a judged query that has a target exposure or appears in the
+    run, sorted by query. A judged document the run never shows has exposure 0; a document
+    of the run without a target (not judged, or not relevant under
+    ``judgments="incomplete"``) has target 0.
+
+    Attributes
+    ----------
+    qid, doc : ndarray
+        Query and document.
+    exposure : ndarray of float64
+        Expected exposure over the run's rankings of the query.
+    target : ndarray of float64
+        Exposure under the ideal stochastic ranking.
+    """
+
+    qid: np.ndarray
+    doc: np.ndarray
+    exposure: np.ndarray
+    target: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.qid.shape[0])
+
+    def __repr__(self) -> str:
+        return f"<DocumentExposure {len(self):,} documents>"
+
+    def to_frame(self):
+        """The table as a pandas DataFrame (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - exercised without pandas
+            raise ImportError("to_frame() needs pandas: pip install 'skrank[pandas]'") from exc
+        return pd.DataFrame({"qid": self.qid, "doc": self.doc, "exposure": self.exposure,
+                             "target": self.target})
+
+
+@dataclass(frozen=True, eq=False)
 class ExpectedExposure:
     """Expected exposure of a stochastic ranking: disparity, relevance and loss.
 
@@ -93,6 +134,8 @@ class ExpectedExposure:
         Queries of the run without a judged document (without a relevant one under
         ``judgments="incomplete"``): they have no target exposure and are left out, as
         expeval does.
+    documents : DocumentExposure
+        Each document's expected exposure and target exposure.
     """
 
     disparity: ExposureScore
@@ -104,6 +147,7 @@ class ExpectedExposure:
     groups: bool = False
     n_missing: int = 0
     n_unjudged: int = 0
+    documents: DocumentExposure | None = None
 
     def __iter__(self):
         yield self.disparity
