@@ -258,10 +258,15 @@ def test_negative_labels_are_nonrelevant_documents_that_take_a_rank():
     assert res["r@5"].value == 0.5
     # NDCG: DCG 1 / log2(4); ideal from the pool: 2 + 1 / log2(3)
     assert res["ndcg"].value == pytest.approx(0.5 / (2 + 1 / np.log2(3)), rel=1e-15)
-    # skrank itself refuses negative labels; the readers map them to 0 (negative_rel="zero")
+    # skrank's own reading differs: NDCG (and ERR) refuse a negative label, and under linear
+    # gain DCG takes it as a negative gain (-1 + 1 / log2(4) here, where trec_eval's gain is
+    # 0); so the readers map negative qrels labels to 0 (negative_rel="zero")
     with pytest.raises(skrank.InputError, match="non-negative relevance labels"):
         skrank.evaluate([-1, 1, 0], [3.0, 1.0, 2.0], [1, 1, 1], preset="trec_eval",
                         doc_id=["neg", "rel", "unj"])
+    dcg = skrank.evaluate([-1, 1, 0], [3.0, 1.0, 2.0], [1, 1, 1], metrics=["dcg"],
+                          preset="trec_eval", doc_id=["neg", "rel", "unj"])["dcg"]
+    assert dcg.value == -1 + 1 / np.log2(4)
 
 
 def test_ties_are_broken_by_docno_descending_as_strings():

@@ -26,7 +26,9 @@ _SHARED = """
     Parameters
     ----------
     y_true : array-like of shape (n_rows,)
-        Graded relevance labels (non-negative).
+        Graded relevance labels: non-negative, except that ``gain="linear"`` takes negative
+        labels (negative gains, as scikit-learn's ``dcg_score``) for DCG and the binary
+        metrics; NDCG and ERR refuse them.
     y_score : array-like of shape (n_rows,)
         Scores; higher ranks first.
     qid : array-like of shape (n_rows,), optional
