@@ -19,7 +19,7 @@ from .._validation import (
 )
 from ..exceptions import InputError
 from ..metrics._result import MetricResult
-from ._bootstrap import bca_interval, bootstrap_means, percentile_interval
+from ._bootstrap import bootstrap_intervals
 from ._checks import (
     ALTERNATIVE,
     NONNEG_INT,
@@ -366,9 +366,9 @@ def paired_comparison(
 
     Notes
     -----
-    - Bootstrap: ``n_resamples`` resamples of the queries with replacement; the percentile
-      interval is the pair of quantiles of the resampled mean differences, BCa corrects it for
-      bias and skewness (:func:`bootstrap_ci`).
+    - Bootstrap: ``n_resamples`` resamples of the queries with replacement, drawn by
+      :func:`scipy.stats.bootstrap`; the percentile interval is the pair of quantiles of the
+      resampled mean differences, BCa corrects it for bias and skewness (:func:`bootstrap_ci`).
     - Randomisation test: each difference keeps or flips its sign at random;
       ``p = (b + 1) / (B + 1)`` where ``b`` of the ``B`` patterns give a mean difference at least
       as extreme as the observed one (:func:`randomization_test`). It is never 0.
@@ -453,9 +453,8 @@ def paired_comparison(
         tci = (mean, mean)
         notes.append("every query has the same difference: the intervals are a single point")
     else:
-        boot = bootstrap_means(d, n_resamples, np.random.default_rng(boot_ss), bar.update)
-        pct = percentile_interval(boot, confidence)
-        bca = bca_interval(d, boot, confidence)
+        pct, bca = bootstrap_intervals(d, n_resamples, confidence,
+                                       np.random.default_rng(boot_ss), bar.update)
         if math.isnan(bca[0]):
             notes.append("every bootstrap mean fell on one side of the observed mean: the BCa "
                          "interval is undefined (use the percentile interval)")
