@@ -12,6 +12,7 @@ import numpy as np
 from .._validation import param_error, relabel
 from ..exceptions import InputError
 from ..metrics._evaluate import evaluate as _evaluate
+from ._inputs import check_same_kind
 from ._topk import TopK, top_k
 
 __all__ = ["evaluate_scores", "evaluate_top_k", "query_arrays"]
@@ -72,6 +73,8 @@ def query_arrays(
         raise param_error("test_labels", f"as long as test_users ({tu.size})",
                           f"length {lab.size}", caller)
     ru, ri, rank, _ = top.to_flat()
+    check_same_kind([tu, ru], caller)
+    check_same_kind([ti, ri], caller)
     try:
         uid, ucode = np.unique(np.concatenate([tu, ru]), return_inverse=True)
         iid, icode = np.unique(np.concatenate([ti, ri]), return_inverse=True)

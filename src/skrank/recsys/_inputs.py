@@ -12,7 +12,7 @@ from .._validation import check_int, param_error
 from ..exceptions import InputError
 from ._topk import TopK
 
-__all__ = ["Data", "prepare", "user_means"]
+__all__ = ["Data", "check_same_kind", "prepare", "user_means"]
 
 
 @dataclass
@@ -78,8 +78,18 @@ def _features(item_features: Any, caller: str) -> tuple[np.ndarray, np.ndarray]:
     return ids, values
 
 
+def check_same_kind(parts: list[np.ndarray], caller: str) -> None:
+    """Ids that are numbers in one array and text in another would be merged as text by
+    NumPy (``7`` becoming ``"7"``): refuse them."""
+    kinds = {"number" if p.dtype.kind in "iufb" else "text" for p in parts if p.size}
+    if len(kinds) > 1:
+        raise InputError(f"The user and item ids given to {caller} must each be of one type: "
+                         f"some arrays hold numbers and others text.")
+
+
 def _union(parts: list[np.ndarray], caller: str) -> tuple[np.ndarray, list[np.ndarray]]:
     """Sorted distinct ids of ``parts`` and the codes of each part."""
+    check_same_kind(parts, caller)
     try:
         ids, codes = np.unique(np.concatenate(parts), return_inverse=True)
     except TypeError as exc:

@@ -1,0 +1,128 @@
+"""Beyond-accuracy metrics: loops for the metrics no installed library defines (Gini index,
+entropy in nats, the cosine and Hamming pair sums), Hypothesis properties, and bad input."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import skrank.recsys as rs
+from skrank.exceptions import InputError, InvalidParameterError
+
+
+def _gini_loop(counts):
+    """Mean absolute difference over all ordered pairs / (2 * mean): the textbook Gini."""
+    n = len(counts)
+    mean = sum(counts) / n
+    return sum(abs(a - b) for a in counts for b in counts) / (2 * n * n * mean)
+
+
+def _random_lists(rng, n_users=12, n_items=15, k=5):
+    u, i = [], []
+    for user in range(n_users):
+        n = int(rng.integers(1, k + 1))
+        u += [user] * n
+        i += rng.choice(n_items, n, replace=False).tolist()
+    return np.array(u), np.array(i)
+
+
+def test_gini_against_loop():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        u, i = _random_lists(rng)
+        cat = np.arange(15)
+        counts = np.bincount(i, minlength=15).tolist()
+        assert float(rs.gini_index((u, i), catalog=cat)) == pytest.approx(_gini_loop(counts))
+        rec = [c for c in counts if c]
+        assert float(rs.gini_index((u, i), gini_items="recommended")) == pytest.approx(
+            _gini_loop(rec))
+
+
+def test_entropy_in_nats():
+    rng = np.random.default_rng(1)
+    u, i = _random_lists(rng)
+    c = np.bincount(i)
+    p = c[c > 0] / c.sum()
+    want = -sum(x * math.log(x) for x in p)
+    assert float(rs.distributional_coverage((u, i), log_base="e")) == pytest.approx(want)
+
+
+@pytest.mark.parametrize("similarity", ["cosine", "hamming"])
+def test_feature_pairs_against_loop(similarity):
+    rng = np.random.default_rng(2)
+    u, i = _random_lists(rng)
+    f = rng.integers(0, 3, (15, 3)).astype(float) + (1.0 if similarity == "cosine" else 0.0)
+    per_user = []
+    for user in np.unique(u):
+        items = i[u == user]
+        if len(items) < 2:
+            continue
+        d = []
+        for a, b in itertools.combinations(items.tolist(), 2):
+            if similarity == "hamming":
+                d.append(float(np.sum(f[a] != f[b])))
+            else:
+                d.append(1 - f[a] @ f[b] / (np.linalg.norm(f[a]) * np.linalg.norm(f[b])))
+        per_user.append(np.mean(d))
+    got = rs.intra_list_diversity((u, i), item_features=(np.arange(15), f),
+                                  similarity=similarity, short_lists="exclude")
+    assert float(got) == pytest.approx(np.mean(per_user))
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 8)), min_size=1, max_size=30,
+                unique=True), st.integers(1, 6))
+def test_properties(pairs, k):
+    u = np.array([p[0] for p in pairs])
+    i = np.array([p[1] for p in pairs])
+    cat = np.arange(9)
+    cov = float(rs.catalog_coverage((u, i), catalog=cat, k=k))
+    assert 0 < cov <= 1
+    g = float(rs.gini_index((u, i), catalog=cat, k=k))
+    assert 0 <= g < 1
+    # relabelling the users changes nothing
+    perm = np.array([3, 0, 5, 1, 4, 2])
+    assert float(rs.gini_index((perm[u], i), catalog=cat, k=k)) == pytest.approx(g)
+    train = (u, i)
+    nov = float(rs.novelty((u, i), train, k=k))
+    assert nov >= 0
+
+
+def test_results_carry_conventions():
+    r = rs.novelty(([1, 1], [7, 8]), ([1, 2], [7, 7]), preset="rectools", log_base="e")
+    assert r.conventions["log_base"] == "e" and r.conventions["unseen"] == "one"
+    assert "unseen in training: 1" in str(r)
+    assert r.to_dict()["conventions"]["count"] == "users"
+    assert r.per_user is not None and r.users.tolist() == [1]
+
+
+def test_bad_input():
+    reco = ([1, 1], [7, 8])
+    with pytest.raises(InvalidParameterError, match="'preset' parameter of gini_index"):
+        rs.gini_index(reco, catalog=[7, 8], preset="rectools")
+    with pytest.raises(InvalidParameterError, match="'recommenders' or None"):
+        rs.distributional_coverage(reco, preset="rectools")
+    with pytest.raises(InvalidParameterError, match="'catalog' parameter"):
+        rs.catalog_coverage(reco)
+    with pytest.raises(InvalidParameterError, match="'denominator' parameter"):
+        rs.catalog_coverage(reco, catalog=[7], denominator="users")
+    with pytest.raises(InvalidParameterError, match="'item_features' parameter"):
+        rs.intra_list_diversity(reco, similarity="hamming")
+    with pytest.raises(InvalidParameterError, match="'test' parameter"):
+        rs.serendipity(reco, ([1], [7]), definition="popularity_rank", catalog=[7, 8])
+    with pytest.raises(InputError, match="must be distinct"):
+        rs.novelty(([1, 1], [7, 7]), ([1], [7]))
+    with pytest.raises(InputError, match=r"no \(or missing\) features"):
+        rs.intra_list_diversity(reco, item_features=([7], [[1]]), similarity="hamming")
+    with pytest.raises(InputError, match="all 0"):
+        rs.intra_list_diversity(reco, item_features=([7, 8], [[0], [1]]), similarity="cosine")
+    with pytest.raises(InputError, match="one type"):
+        rs.catalog_coverage(reco, catalog=["a", "b"])
+    with pytest.raises(InvalidParameterError, match="'reco' parameter"):
+        rs.novelty([1, 2], ([1], [7]))
+    with pytest.raises(InputError, match="one type"):
+        rs.evaluate_top_k(rs.top_k(np.ones((1, 2)), 1), ["0"], [1])
