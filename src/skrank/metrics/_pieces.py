@@ -32,7 +32,7 @@ from ._evaluate import (
     _xgboost_weighted_precision,
     evaluate,
 )
-from ._groups import Grouping, as_qid_array
+from ._groups import Grouping, as_qid_array, group_rows
 from ._kernels import _arrays as A
 from ._result import EvaluationResult, MetricResult
 from ._spec import Metric
@@ -110,8 +110,9 @@ _ROW = re.compile(r"at row (\d+)")
 def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_score, *,
                    doc_id=None, sample_weight=None, retrieved=None,
                    locate: Callable[[int], str] | None = None) -> dict[str, Any]:
-    """The per-query table of one piece: rows of whole queries, sorted by query id and then
-    by ``first`` (the rows' positions in the input, increasing).
+    """The per-query table of one piece: rows of whole queries, each query's rows in
+    increasing ``first`` (the rows' positions in the input), the queries in any order and
+    their rows adjacent or not (Spark's tasks sort by query, Dask's partitions by position).
 
     A skrank error in the rows is returned as the table's ``_error`` (its class name in
     ``_error_kind``), with "at row N" rewritten by ``locate`` (given the row's ``first``) to
@@ -119,18 +120,15 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
     driver, which raises it.
     """
     n = int(qid.shape[0])
-    qid = np.asarray(qid)
-    starts = np.flatnonzero(qid[1:] != qid[:-1]) + 1
-    offsets = np.concatenate(([0], starts, [n])).astype(np.int64)
-    out: dict[str, Any] = {"qid": qid[offsets[:-1]],
-                           FIRST: np.asarray(first, dtype=np.int64)[offsets[:-1]],
-                           SIZE: np.diff(offsets)}
+    first = np.asarray(first, dtype=np.int64)
     kw = dict(metrics=list(plan.specs), doc_id=doc_id, sample_weight=sample_weight,
               retrieved=retrieved, _caller=plan.caller)
     try:
         res = evaluate(y_true, y_score, qid, conventions=plan.piece_conventions, **kw)
-        if res.n_queries != offsets.shape[0] - 1:  # pragma: no cover - sorted input
-            raise InputError(f"The rows given to {plan.caller} were not sorted by query.")
+        # the queries as evaluate grouped them (by first appearance, rows in piece order)
+        grouping = group_rows(n, qid, caller=plan.caller)
+        heads = grouping.rows[grouping.offsets[:-1]]  # each query's first row
+        out: dict[str, Any] = {"qid": res.qids, FIRST: first[heads], SIZE: grouping.sizes}
         bounds = None
         if plan.tie_bounds:
             bounds = [evaluate(y_true, y_score, qid,
@@ -138,15 +136,13 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
                       for rule in ("pessimistic", "optimistic")]
         weights = None
         if plan.weighted:
-            grouping = Grouping(res.qids, offsets, None)
             weights = _weights(sample_weight, grouping, n, plan.conventions.weight_precision,
                                plan.caller,
                                one_per_query=plan.conventions.arithmetic == "xgboost")
     except SkrankError as exc:
         message = str(exc)
         if locate is not None:
-            position = np.asarray(first, dtype=np.int64)
-            message = _ROW.sub(lambda m: "at " + locate(int(position[int(m.group(1))])),
+            message = _ROW.sub(lambda m: "at " + locate(int(first[int(m.group(1))])),
                                message)
         return {ERROR: message, ERROR_KIND: type(exc).__name__}
     out[WEIGHT] = (np.asarray(weights, dtype=np.float64) if weights is not None

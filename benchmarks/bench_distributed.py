@@ -1,0 +1,157 @@
+"""skrank.dask.evaluate and skrank.spark.evaluate against single-process skrank.evaluate.
+
+The rows of ``make_data(n_rows)`` (about 100 documents per query, tied scores) are shuffled,
+so that every partition holds pieces of every query, and handed to each engine where the rows
+then live: a Dask DataFrame persisted on a ``distributed.LocalCluster`` of two single-threaded
+worker processes, and a Spark DataFrame cached in ``local[2]``. Each distributed call
+includes the engine's shuffle on the query id, the per-partition evaluation and the gathering
+of the per-query values; the single-process call is ``skrank.evaluate`` on the same rows as
+NumPy arrays (its grouping of the interleaved rows included). Each result is checked equal to
+the single-process one (per-query values bit for bit, means equal) before it is timed.
+
+Times are the best of ``--repeat`` runs: wall seconds and CPU seconds of every process
+involved (this one, the Dask workers, Spark's JVM and its Python workers; the machine may be
+shared, so CPU time shows the work and wall time what a user waits), the ratio to the
+single-process call, and the cost per row.
+
+Run: ``python benchmarks/bench_distributed.py [--rows 1000000,10000000] [--repeat 2]
+[--no-spark] [--no-dask]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import psutil
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _data import make_data
+
+import skrank
+import skrank.dask
+import skrank.spark
+
+METRICS = ["ndcg@10", "ap@10", "rr"]
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and every process below it."""
+    me = psutil.Process()
+    total = 0.0
+    for p in [me, *me.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system
+        except psutil.Error:  # a process that ended meanwhile
+            pass
+    return total
+
+
+def timed(fn, repeat: int):
+    """(best wall seconds, CPU seconds of that run, result)."""
+    best = None
+    for _ in range(repeat):
+        c0, t0 = cpu_seconds(), time.perf_counter()
+        out = fn()
+        wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+        if best is None or wall < best[0]:
+            best = (wall, cpu, out)
+    return best
+
+
+def frame_of(n_rows: int) -> pd.DataFrame:
+    data = make_data(n_rows)
+    order = np.random.default_rng(1).permutation(n_rows)
+    return pd.DataFrame({"qid": data.qid[order], "y_true": data.y_true[order],
+                         "y_score": data.y_score[order]})
+
+
+def check(got, want, label: str) -> None:
+    for m in METRICS:
+        assert np.array_equal(got.qids, want.qids), label
+        assert got[m].per_query.tobytes() == want[m].per_query.tobytes(), (label, m)
+        assert got[m].value == want[m].value, (label, m)
+
+
+def row(label: str, n: int, wall: float, cpu: float, base: tuple[float, float] | None):
+    ratio = "" if base is None else f"{wall / base[0]:6.2f}x {cpu / base[1]:6.2f}x"
+    print(f"{label:<34} {n:>11,} {wall:8.2f} {cpu:8.2f} {ratio:>15} "
+          f"{1e9 * wall / n:9.0f} {1e9 * cpu / n:9.0f}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", default="1000000,10000000")
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--partitions", type=int, default=16)
+    ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument("--no-spark", action="store_true")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.rows.split(",")]
+    print(f"cores: {os.cpu_count()}; metrics {', '.join(METRICS)}; input partitions "
+          f"{args.partitions}; best of {args.repeat}")
+    print(f"{'':<34} {'rows':>11} {'wall s':>8} {'cpu s':>8} {'wall/cpu ratio':>15} "
+          f"{'ns/row':>9} {'cpu ns/row':>9}")
+
+    client = spark = None
+    if not args.no_dask:
+        from distributed import Client, LocalCluster
+
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=None, memory_limit="6GiB")
+        client = Client(cluster)
+    if not args.no_spark:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        from pyspark.sql import SparkSession
+
+        spark = (SparkSession.builder.master("local[2]")
+                 .config("spark.ui.enabled", "false")
+                 .config("spark.driver.memory", "6g")
+                 .config("spark.sql.shuffle.partitions", str(args.partitions))
+                 .config("spark.default.parallelism", str(args.partitions))
+                 .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+                 .getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+
+    for n in sizes:
+        run_size(n, args, client, spark)
+
+
+def run_size(n: int, args, client, spark) -> None:
+    """Time the three calls on ``n`` rows and print their lines."""
+    frame = frame_of(n)
+    y, s, q = (frame[c].to_numpy() for c in ("y_true", "y_score", "qid"))
+    wall, cpu, want = timed(lambda: skrank.evaluate(y, s, q, metrics=METRICS), args.repeat)
+    base = (wall, cpu)
+    row("skrank.evaluate (1 process)", n, wall, cpu, None)
+    if client is not None:
+        import dask.dataframe as dd
+        from distributed import wait
+
+        ddf = client.persist(dd.from_pandas(frame, npartitions=args.partitions, sort=False))
+        wait(ddf)
+        wall, cpu, got = timed(lambda: skrank.dask.evaluate(ddf, metrics=METRICS),
+                               args.repeat)
+        check(got, want, "dask")
+        row("skrank.dask, LocalCluster(2)", n, wall, cpu, base)
+        client.cancel(ddf)
+    if spark is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sdf = spark.createDataFrame(frame).cache()
+        sdf.count()
+        wall, cpu, got = timed(lambda: skrank.spark.evaluate(sdf, metrics=METRICS),
+                               args.repeat)
+        # the cached rows are read in the order of the pandas frame: the same result
+        check(got, want, "spark")
+        row("skrank.spark, local[2]", n, wall, cpu, base)
+        sdf.unpersist()
+
+if __name__ == "__main__":
+    main()
