@@ -149,3 +149,55 @@ def test_crlf_and_form_feed_do_not_shift_line_numbers():
     np.testing.assert_array_equal(data.X.toarray(), [[1, 0], [0, 1]])
     with pytest.raises(InputError, match=r"line 3: .*label 'x'"):
         read_libsvm(io.StringIO("1 1:1\r\n0 2:1\f\r\nx 1:1\r\n"))
+
+
+# ---------------------------------------------------------------- scikit-learn's parser
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(-5, 5, allow_nan=False).map(lambda x: round(x, 2)),
+            st.integers(-3, 2**40),
+            st.dictionaries(st.integers(0, 30), st.floats(-1e300, 1e300, allow_nan=False),
+                            max_size=5),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_scikit_learns_parse_equals_the_checked_reader(rows, with_qid, zero_based, end):
+    from skrank.io._libsvm import _load_svmlight, _read_checked
+
+    lines = []
+    for label, q, feats in rows:
+        toks = [repr(label)] + ([f"qid:{q}"] if with_qid else [])
+        toks += [f"{j + (not zero_based)}:{v!r}" for j, v in sorted(feats.items())]
+        lines.append(" ".join(toks) + ("  # note" if q % 3 == 0 else ""))
+    data = end.join(lines).encode() + b"\n"
+    fast = _load_svmlight(data, zero_based, None)
+    assert fast is not None  # a valid file, indices sorted: scikit-learn's parse is used
+    checked = _read_checked(data.decode(), "x", zero_based, None)
+    assert fast.X.shape == checked.X.shape and fast.X.has_sorted_indices
+    assert (fast.X != checked.X).nnz == 0
+    np.testing.assert_array_equal(fast.y, checked.y)
+    if with_qid:
+        np.testing.assert_array_equal(fast.qid, checked.qid)
+        assert fast.qid.dtype == np.int64
+    else:
+        assert fast.qid is None and checked.qid is None
+
+
+def test_scikit_learns_refusals_and_dropped_qids_go_to_the_checked_reader():
+    from skrank.io._libsvm import _load_svmlight
+
+    for text in (b"1 qid:3 4:1 2:2\n", b"1 qid:1 1:1\n0 1:1\n", b"# nothing\n", b"1 1:1 1:2\n",
+                 b"abc 1:2\n"):
+        assert _load_svmlight(text, False, None) is None
+    # unsorted indices: refused by scikit-learn, read by the checked reader
+    data = read_libsvm(io.BytesIO(b"1 qid:3 4:1 2:2\n"))
+    np.testing.assert_array_equal(data.X.toarray(), [[0, 2, 0, 1]])

@@ -26,12 +26,8 @@ def source_name(source: Source) -> str:
     return "<stream>"
 
 
-def read_text(source: Source) -> str:
-    """Return the whole text of ``source``, decompressing gzip data transparently.
-
-    Gzip is recognised by its magic bytes, not by the file name, so ``run.gz`` and a gzip
-    stream without a name both work. Text is decoded as UTF-8.
-    """
+def _read(source: Source) -> str | bytes:
+    """The whole content of ``source``, gzip data decompressed (text streams give str)."""
     name = source_name(source)
     if isinstance(source, (str, os.PathLike)):
         try:
@@ -43,18 +39,37 @@ def read_text(source: Source) -> str:
             raise InputError(f"{name}: is a directory, not a file.") from None
     else:
         data = source.read()
-    if isinstance(data, str):
-        return data
-    if data[:2] == _GZIP_MAGIC:
+    if isinstance(data, bytes) and data[:2] == _GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
             raise InputError(f"{name}: corrupt gzip data ({exc}).") from None
+    return data
+
+
+def read_bytes(source: Source) -> bytes:
+    """Return the whole content of ``source`` as bytes (text streams encoded as UTF-8).
+
+    Gzip is recognised by its magic bytes, not by the file name, so ``run.gz`` and a gzip
+    stream without a name both work.
+    """
+    data = _read(source)
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+def decode(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text; an error names the line of the first bad byte."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(f"{name}, line {line}: the file is not valid UTF-8 text.") from None
+
+
+def read_text(source: Source) -> str:
+    """Return the whole text of ``source`` (see :func:`read_bytes`), decoded as UTF-8."""
+    data = _read(source)
+    return data if isinstance(data, str) else decode(data, source_name(source))
 
 
 def first_bad(tokens: list[str], convert: type, dtype: type) -> int:

@@ -1,12 +1,17 @@
-"""A small LibSVM / SVMlight reader with query ids.
+"""A LibSVM / SVMlight reader with query ids.
 
 The format, one document per line::
 
     <label> [qid:<int>] <index>:<value> <index>:<value> ... [# comment]
 
-Each line is checked against the grammar with one compiled regular expression (so a malformed
-line is reported with its file name and line number); the numbers of all lines are then
-converted in bulk and assembled into a CSR matrix without a per-entry Python loop.
+Files are parsed by scikit-learn's ``load_svmlight_file(query_id=True)`` (compiled code).
+scikit-learn's errors do not name the line, and it accepts a file where only some lines have
+a ``qid:`` (it drops those query ids), so whenever it refuses a file or that happens, the file
+is read again by a checked reader: each line matched against the grammar with one compiled
+regular expression, so that the error names the file and the line (the numbers of all lines
+are then converted in bulk and assembled into a CSR matrix without a per-entry Python loop).
+The checked reader also accepts the feature indices of a line in any order, which
+scikit-learn refuses.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import scipy.sparse as sp
 
 from .._validation import check_int, param_error
 from ..exceptions import InputError
-from ._common import Source, read_text, source_name, to_array, where
+from ._common import Source, decode, read_bytes, source_name, to_array, where
 
 __all__ = ["LibSVMData", "read_libsvm"]
 
@@ -103,8 +108,39 @@ def read_libsvm(
         "n_features", n_features, min_value=1, allow_none=True, caller="read_libsvm"
     )
     name = source_name(source)
-    text = read_text(source)
+    data = read_bytes(source)
+    parsed = _load_svmlight(data, zero_based, n_features)
+    if parsed is not None:
+        return parsed
+    return _read_checked(decode(data, name), name, zero_based, n_features)
 
+
+def _load_svmlight(data: bytes, zero_based: bool, n_features: int | None
+                   ) -> LibSVMData | None:
+    """scikit-learn's parse of ``data``, or None when it refuses the file, finds no data
+    line, or drops query ids (the checked reader then names the line)."""
+    import io
+
+    from sklearn.datasets import load_svmlight_file
+
+    try:
+        X, y, qid = load_svmlight_file(io.BytesIO(data), n_features=n_features,
+                                       zero_based=bool(zero_based), query_id=True)
+    except (ValueError, OverflowError, UnicodeDecodeError):
+        return None
+    n_rows = y.shape[0]
+    if n_rows == 0 or qid.shape[0] not in (0, n_rows):
+        return None
+    X = X.tocsr()
+    if n_features is None and not X.nnz:  # no feature at all: no column (scikit-learn: one)
+        X = sp.csr_matrix((n_rows, 0), dtype=np.float64)
+    return LibSVMData(X=X, y=np.asarray(y, dtype=np.float64),
+                      qid=np.asarray(qid, dtype=np.int64) if qid.shape[0] else None)
+
+
+def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
+                  ) -> LibSVMData:
+    """The checked reader: every line against the grammar; errors name the line."""
     linenos: list[int] = []
     labels: list[str] = []
     qids: list[str] = []
