@@ -66,8 +66,13 @@ def _item_counts(d: Data, count: str) -> np.ndarray:
     """Training popularity of every item: rows or distinct users."""
     if count == "interactions":
         return np.bincount(d.ti, minlength=d.n_items).astype(np.float64)
-    key = np.unique(d.tu * d.n_items + d.ti)
-    return np.bincount(key % d.n_items, minlength=d.n_items).astype(np.float64)
+    import scipy.sparse as sp
+
+    # distinct (user, item) pairs: CSR conversion is a counting sort, rows are short
+    m = sp.csr_matrix((np.ones(d.ti.size, dtype=np.int8), (d.tu, d.ti)),
+                      shape=(d.n_users, d.n_items))
+    m.sum_duplicates()
+    return np.bincount(m.indices, minlength=d.n_items).astype(np.float64)
 
 
 def _unseen_detail(d: Data, counts: np.ndarray) -> str:

@@ -90,6 +90,21 @@ def check_same_kind(parts: list[np.ndarray], caller: str) -> None:
 def _union(parts: list[np.ndarray], caller: str) -> tuple[np.ndarray, list[np.ndarray]]:
     """Sorted distinct ids of ``parts`` and the codes of each part."""
     check_same_kind(parts, caller)
+    ints = [p for p in parts if p.size]
+    if ints and all(p.dtype.kind in "iu" for p in ints):
+        lo = min(int(p.min()) for p in ints)
+        hi = max(int(p.max()) for p in ints)
+        total = sum(p.size for p in ints)
+        if lo >= 0 and hi < 4 * total + (1 << 16):
+            # small non-negative integers: a presence table instead of a sort
+            present = np.zeros(hi + 1, dtype=bool)
+            for p in ints:
+                present[p] = True
+            ids = np.flatnonzero(present)
+            code = np.cumsum(present, dtype=np.int64) - 1
+            dtype = np.result_type(*[p.dtype for p in ints])
+            return ids.astype(dtype), [code[p] if p.size else p.astype(np.int64)
+                                       for p in parts]
     try:
         ids, codes = np.unique(np.concatenate(parts), return_inverse=True)
     except TypeError as exc:
