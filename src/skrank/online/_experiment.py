@@ -61,6 +61,12 @@ def _as_frame(data: Any, caller: str = _CALLER) -> Any:
     return frame
 
 
+def nw_dtypes() -> Any:
+    import narwhals.stable.v2 as nw
+
+    return nw.dtypes
+
+
 def _spec(name: str, value: Any) -> tuple[str, str | None]:
     """``(numerator, denominator or None)`` of a metric or covariate specification."""
     if isinstance(value, str):
@@ -294,9 +300,17 @@ def _effect(name: str, kind: str, arm: Any, control: Any, n_c: int, n_t: int, pa
 _CHUNK = 1 << 14  # rows per block of the covariance computation (the block stays in cache)
 
 
-def arm_codes(values: np.ndarray) -> tuple[list[Any], np.ndarray, np.ndarray]:
+def arm_codes(values: np.ndarray, uniques: Sequence[Any] | None = None,
+              caller: str = _CALLER, equal: Any = None
+              ) -> tuple[list[Any], np.ndarray, np.ndarray]:
     """The sorted distinct arms, each row's arm code (the smallest unsigned dtype) and the
-    rows per arm. Integer and boolean arms are counted through a table (no sort)."""
+    rows per arm, without sorting the rows.
+
+    Integer and boolean arms are counted through a table; others (strings) are compared
+    with each of their distinct values ``uniques`` (found by the data frame's own hashing),
+    one pass per arm (``equal(a)``, the data frame's own comparison, when given); without
+    ``uniques``, :func:`numpy.unique` sorts them.
+    """
     values = np.asarray(values).ravel()
     if values.dtype.kind in "biu" and values.size:
         v = values.astype(np.int64, copy=False)
@@ -308,7 +322,28 @@ def arm_codes(values: np.ndarray) -> tuple[list[Any], np.ndarray, np.ndarray]:
             table[present] = np.arange(present.size)
             arms = [(values.dtype.type(p + lo)).item() for p in present]
             return arms, table[v - lo], full[present]
-    uniq, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
+    if uniques is not None and len(uniques) < 256:
+        try:
+            arms = sorted(uniques)
+        except TypeError:
+            raise input_error("arm", "a column of arms of one type, without missing values",
+                              f"the values {list(uniques)[:5]!r}", caller) from None
+        codes = np.zeros(values.size, dtype=np.uint8)
+        counts = np.zeros(len(arms), dtype=np.int64)
+        for i, a in enumerate(arms):
+            hit = np.asarray(values == a if equal is None else equal(a), dtype=bool)
+            codes[hit] = i
+            counts[i] = np.count_nonzero(hit)
+        if counts.sum() != values.size:
+            raise input_error("arm", "a column of arms without missing values",
+                              f"{values.size - int(counts.sum())} rows matching no arm "
+                              f"(arms: {arms!r})", caller)
+        return arms, codes, counts
+    try:
+        uniq, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
+    except TypeError:
+        raise input_error("arm", "a column of arms of one type, without missing values",
+                          "values that cannot be compared", caller) from None
     arms = [a.item() if isinstance(a, np.generic) else a for a in uniq]
     return arms, codes.ravel().astype(np.min_scalar_type(max(len(arms) - 1, 0))), counts
 
@@ -434,10 +469,19 @@ def analyze_experiment(
     specs = _metric_specs(metrics)
     cov_specs = _covariate_specs(covariates, list(specs))
 
-    arm_values = frame[arm].to_numpy()
-    if len(arm_values) == 0:
+    arm_col = frame[arm]
+    if len(arm_col) == 0:
         raise input_error("data", "at least one row", "0 rows", _CALLER)
-    arms, codes, counts = arm_codes(arm_values)
+    if arm_col.dtype.is_numeric() or arm_col.dtype == nw_dtypes().Boolean:
+        arms, codes, counts = arm_codes(arm_col.to_numpy())
+    else:
+        # strings, categories: hashed and compared by the data frame, no Python objects
+        uniques = arm_col.unique().to_list()
+        if len(uniques) < 256:
+            arms, codes, counts = arm_codes(np.empty(len(arm_col), dtype=object), uniques,
+                                            equal=lambda a: (arm_col == a).to_numpy())
+        else:
+            arms, codes, counts = arm_codes(arm_col.to_numpy())
     unit_codes = codes
     if control not in arms:
         raise param_error("control", f"one of the arms {arms!r}", control, _CALLER)
