@@ -73,6 +73,12 @@ def _positions(ranking: np.ndarray, rank: np.ndarray | None, score: np.ndarray |
     """Order of the run's rows (ranking by ranking, first position first) and the 0-based
     position of each row in that order (``input_row``: each row's row in the input)."""
     n = ranking.shape[0]
+    if score is None and n and segment_starts(ranking).shape[0] == int(ranking.max()) + 1:
+        # the rows of each ranking are together (as in a run file): if they are in rank
+        # order too, no sort is needed
+        pos = position_in_segment(ranking)
+        if rank is None or np.array_equal(rank, pos + 1):
+            return np.arange(n), pos
     if rank is not None:
         order = np.lexsort((rank, ranking))
     elif score is not None:

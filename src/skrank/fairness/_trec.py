@@ -35,12 +35,13 @@ def _slow_fields(text: str) -> tuple[list[list[str]], np.ndarray]:
 
 
 def _columns(text: str, name: str, allowed: tuple[int, ...],
-             what: str) -> tuple[list[Any], np.ndarray]:
-    """The whitespace-separated fields of each non-blank line, one list or array of str per
-    column: the first ``min(allowed)`` columns, then the optional ones ("" where a line
-    lacks them); and the number of fields of every line.
+             what: str) -> tuple[list[np.ndarray], np.ndarray]:
+    """The whitespace-separated fields of each non-blank line, one array per column: the
+    first ``min(allowed)`` columns, then the optional ones ("" where a line lacks them);
+    and the number of fields of every line.
 
-    ASCII text is cut on its bytes, without a loop over lines or fields.
+    ASCII text is cut on its bytes, without a loop over lines or fields, into arrays of
+    bytes (dtype ``S``); other text line by line into arrays of str.
     """
     raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     control = raw[raw < 32]  # separators are the bytes <= 32 when these are all whitespace
@@ -66,28 +67,23 @@ def _columns(text: str, name: str, allowed: tuple[int, ...],
     counts = per_line[per_line > 0]
     if counts.shape[0] == 0:
         raise InputError(f"{name}: no line with data in the file")
-    if ascii_only and (counts == counts[0]).all():
-        # one number of fields on every line: the columns are strides of the tokens
-        tokens, k = text.split(), int(counts[0])
-        out = [tokens[j::k] for j in range(k)]
-        out += [[""] * counts.shape[0]] * (max(allowed) - k)
-        return out, per_line
     if ascii_only:
         ends = np.flatnonzero(~sep & np.r_[sep[1:], True]) + 1
+    else:
+        kept = [f for f in fields if f]
     first = np.cumsum(counts) - counts
     out = []
     for k in range(max(allowed)):
         has = counts > k
         if not has.any():
-            values = np.zeros(0, dtype="U1")
+            values = np.zeros(0, dtype="S1" if ascii_only else "U1")
         elif ascii_only:
             s, e = starts[first[has] + k], ends[first[has] + k]
             width = int((e - s).max())
             cut = raw[np.minimum(s[:, None] + np.arange(width), raw.size - 1)]
             cut[np.arange(width)[None, :] >= (e - s)[:, None]] = 0
-            values = cut.view(f"S{width}").ravel().astype(f"U{width}")
+            values = cut.view(f"S{width}").ravel()
         else:
-            kept = [f for f in fields if f]
             values = np.array([f[k] for f, h in zip(kept, has) if h])
         if k < min(allowed):
             out.append(values)
@@ -98,26 +94,23 @@ def _columns(text: str, name: str, allowed: tuple[int, ...],
     return out, per_line
 
 
-def _ids(values: Any) -> np.ndarray:
-    """Ids as an array of Python str (object dtype): built without copying the strings."""
-    out = np.empty(len(values), dtype=object)
-    out[:] = values if isinstance(values, list) else values.tolist()
-    return out
+def _ids(values: np.ndarray) -> np.ndarray:
+    """Ids as an array of str."""
+    return values.astype(f"U{values.dtype.itemsize}") if values.dtype.kind == "S" else values
 
 
 def _numbers(col: np.ndarray, dtype: type, per_line: np.ndarray, name: str,
              what: str) -> np.ndarray:
-    values = col.tolist() if isinstance(col, np.ndarray) else col
     try:
-        return np.fromiter(map(dtype, values), dtype=np.int64 if dtype is int
-                           else np.float64, count=len(values))
+        return col.astype(np.int64 if dtype is int else np.float64)
     except ValueError:
         lines = np.flatnonzero(per_line > 0)
-        for i, value in enumerate(values):
+        for i, value in enumerate(col.tolist()):
+            text = value.decode() if isinstance(value, bytes) else value
             try:
-                dtype(value)
+                dtype(text)
             except ValueError:
-                raise _bad(name, int(lines[i]) + 1, f"{what}, got {value!r}") from None
+                raise _bad(name, int(lines[i]) + 1, f"{what}, got {text!r}") from None
         raise  # pragma: no cover
 
 
@@ -127,7 +120,7 @@ class ExpevalQrels:
 
     Attributes
     ----------
-    qid, doc : ndarray of str (object dtype)
+    qid, doc : ndarray of str
         Query and document of each judgment.
     y_true : ndarray of int64
         The grade.
@@ -150,7 +143,7 @@ class ExpevalRun:
 
     Attributes
     ----------
-    qid, sample, doc : ndarray of str (object dtype)
+    qid, sample, doc : ndarray of str
         Query, sample (ranking) id and document of each row.
     rank : ndarray of int64
         1-based rank within the sample.
@@ -251,5 +244,5 @@ def read_expeval_run(source: Source) -> ExpevalRun:
     qid, sample, doc = (_ids(x) for x in (qid, sample, doc))
     rank = _numbers(rank, int, per_line, name, "the rank must be an integer")
     score = _numbers(score, float, per_line, name, "the score must be a number")
-    tag = str(tags[-1])
+    tag = str(_ids(tags[-1:])[0])
     return ExpevalRun(qid, sample, doc, rank.astype(np.int64), score.astype(np.float64), tag)
