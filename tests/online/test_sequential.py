@@ -214,3 +214,71 @@ def test_sample_size_and_duration_account_for_looks():
 def test_planning_errors(call, match):
     with pytest.raises(InvalidParameterError, match=match):
         call()
+
+
+# -- non-binding futility bounds ---------------------------------------------------------------
+
+@pytest.mark.parametrize("futility", ["obrien_fleming", "pocock", "kim_demets"])
+def test_futility_bounds_spend_beta_exactly(futility):
+    # two looks, one-sided: under the design drift theta, z1 ~ N(theta sqrt(t1), 1), so the
+    # first futility bound is theta sqrt(t1) + Phi^-1(beta(t1)); the power with the futility
+    # stop, P(z1 >= b1) + P(a1 < z1 < b1, z2 >= b2), is exactly 1 - beta (bivariate normal)
+    t = np.array([0.4, 1.0])
+    gs = group_sequential_bounds(t, alpha=0.025, alternative="greater", futility=futility,
+                                 beta=0.1)
+    theta, (a1, a2), (b1, b2) = gs.futility_drift, gs.futility_bounds, gs.bounds
+    spent = group_sequential_bounds(t, alpha=0.1, alternative="greater",
+                                    spending=futility).alpha_spent[0]  # beta(t1)
+    assert a1 == pytest.approx(theta * math.sqrt(t[0]) + stats.norm.ppf(spent), abs=1e-9)
+    assert a2 == b2
+    r = math.sqrt(t[0] / t[1])
+    mu = theta * np.sqrt(t)
+    mvn = stats.multivariate_normal(mean=mu, cov=[[1, r], [r, 1]])
+    power = stats.norm.sf(b1 - mu[0]) + mvn.cdf([b1, mu[1] + 40], lower_limit=[a1, b2])
+    assert power == pytest.approx(0.9, abs=1e-6)
+    # non-binding: the rejection bounds are those without futility
+    plain = group_sequential_bounds(t, alpha=0.025, alternative="greater")
+    np.testing.assert_array_equal(gs.bounds, plain.bounds)
+    assert theta > plain.drift(0.9)  # stopping for futility costs power: a larger drift
+
+
+def test_futility_by_simulation():
+    # 4 looks: Brownian motion at the design drift rejects (stopping at the first bound it
+    # meets, futility included) with probability 0.8, and under the null the futility stops
+    # only lower the rejection rate below alpha (100,000 paths; 4 binomial sd)
+    gs = group_sequential_bounds(4, alpha=0.025, alternative="greater",
+                                 futility="pocock", beta=0.2)
+    rng = np.random.default_rng(8)
+    n = 100_000
+    dt = np.diff(gs.information, prepend=0)
+    for drift, want in ((gs.futility_drift, 0.8), (0.0, None)):
+        z = (rng.standard_normal((n, 4)) * np.sqrt(dt) + drift * dt).cumsum(axis=1) / np.sqrt(
+            gs.information)
+        up = z >= gs.bounds
+        down = z <= gs.futility_bounds
+        stop = up | down
+        first = np.where(stop.any(axis=1), stop.argmax(axis=1), 3)
+        rejected = up[np.arange(n), first].mean()
+        if want is None:
+            assert rejected <= 0.025 + 4 * math.sqrt(0.025 * 0.975 / n)
+        else:
+            assert abs(rejected - want) < 4 * math.sqrt(want * (1 - want) / n)
+    assert gs.first_futility([0.5, -3.0]) == 1 and gs.first_futility([5.0]) is None
+    assert "futility z <= " in str(gs) and gs.to_dict()["futility"] == "pocock"
+    assert gs.drift(0.8) == gs.futility_drift
+    with pytest.raises(InvalidParameterError, match=r"'power' parameter.*1 - beta"):
+        gs.drift(0.9)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"futility": "obrien_fleming"}, "'futility' parameter.*alternative='greater'"),
+        ({"futility": "haybittle", "alternative": "greater"}, "'futility' parameter"),
+        ({"futility": "pocock", "alternative": "greater", "beta": 0.99},
+         "'beta' parameter"),
+    ],
+)
+def test_futility_errors(kwargs, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        group_sequential_bounds(3, **kwargs)

@@ -549,6 +549,16 @@ class GroupSequentialBounds(_ToDict):
         Simpson nodes per look of the numerical integration.
     rho : float or None
         Exponent of the ``"kim_demets"`` spending function (None for the others).
+    futility_bounds : ndarray or None
+        Non-binding futility bounds (one-sided designs): look ``k`` may stop for futility
+        when ``z_k <= futility_bounds[k]``; the last equals the last rejection bound.
+    futility : str or None
+        Spending function of ``beta`` for the futility bounds.
+    beta : float or None
+        Type II error spent on them.
+    futility_drift : float or None
+        The drift (mean of ``z`` at full information) under which they spend ``beta``: the
+        design's power is ``1 - beta`` there.
     """
 
     information: np.ndarray
@@ -560,6 +570,19 @@ class GroupSequentialBounds(_ToDict):
     alternative: str = "two-sided"
     n_grid: int = 801
     rho: float | None = None
+    futility_bounds: np.ndarray | None = None
+    futility: str | None = None
+    beta: float | None = None
+    futility_drift: float | None = None
+
+    def first_futility(self, z: Any) -> int | None:
+        """Index of the first look whose ``z`` is at or below its futility bound, or None
+        (always None without futility bounds)."""
+        if self.futility_bounds is None:
+            return None
+        z = np.asarray(z, dtype=np.float64)
+        hit = np.flatnonzero(z <= self.futility_bounds[: z.size])
+        return int(hit[0]) if hit.size else None
 
     def first_crossing(self, z: Any) -> int | None:
         """Index of the first look whose ``|z|`` (``z`` one-sided) reaches its bound (z of
@@ -572,7 +595,15 @@ class GroupSequentialBounds(_ToDict):
 
     def drift(self, power: float = 0.8) -> float:
         """The mean of ``z`` at full information at which these bounds reject with
-        probability ``power`` (at any look)."""
+        probability ``power`` (at any look); with futility bounds, their design drift
+        (``power`` must then be ``1 - beta``: a stop for futility forgoes a rejection)."""
+        if self.futility_bounds is not None:
+            if abs(power - (1 - self.beta)) > 1e-12:
+                from .._validation import param_error
+
+                raise param_error("power", f"1 - beta = {1 - self.beta:g} with futility "
+                                  "bounds", power, "GroupSequentialBounds.drift")
+            return float(self.futility_drift)
         from ._sequential import design_drift
 
         return design_drift(self, power)
@@ -590,8 +621,11 @@ class GroupSequentialBounds(_ToDict):
                 f"{self.alpha:g}, Lan-DeMets {self.spending} spending"]
         for k, (t, b, p, a) in enumerate(zip(self.information, self.bounds, self.nominal_p,
                                              self.alpha_spent)):
-            rows.append(f"  look {k + 1:>2}: t={t:.3f}  |z| >= {b:.4f}  (p < {_fmt_p(p)}; "
-                        f"alpha spent {a:.4g})")
+            fut = ("" if self.futility_bounds is None else
+                   f"; futility z <= {self.futility_bounds[k]:.4f}")
+            stat = "|z|" if self.alternative == "two-sided" else "z"
+            rows.append(f"  look {k + 1:>2}: t={t:.3f}  {stat} >= {b:.4f}  (p < {_fmt_p(p)}; "
+                        f"alpha spent {a:.4g}{fut})")
         return "\n".join(rows)
 
 

@@ -149,6 +149,40 @@ def _one_sided_bounds(t: np.ndarray, inc: np.ndarray, m: int) -> np.ndarray:
     return bounds
 
 
+def _futility_given_drift(t: np.ndarray, upper: np.ndarray, inc: np.ndarray, drift: float,
+                          m: int) -> tuple[np.ndarray, float]:
+    """Futility bounds spending ``inc`` under ``drift`` at looks before the last, and what
+    is left to spend at the last look minus P(continue to it, ``z_K < upper_K``)."""
+    looks = _Looks(t, drift, m)
+    lower = np.empty(t.size)
+    for k in range(t.size - 1):
+        target = float(inc[k])
+        top = looks.crossing(upper[k], upper[k])[1]  # P(continue, z_k <= upper_k)
+        if target <= 0:
+            lower[k] = -math.inf
+        elif top <= target:
+            lower[k] = upper[k]
+        else:
+            lower[k] = optimize.brentq(
+                lambda c, a=target, u=upper[k]: looks.crossing(u, c)[1] - a,
+                drift * math.sqrt(t[k]) - _TAIL, upper[k], xtol=1e-12, rtol=1e-14)
+        looks.advance(upper[k], lower[k])
+    last = looks.crossing(upper[-1], upper[-1])[1]
+    lower[-1] = upper[-1]
+    return lower, last - float(inc[-1])
+
+
+def _futility_design(t: np.ndarray, upper: np.ndarray, inc: np.ndarray, alpha: float,
+                     beta: float, m: int) -> tuple[np.ndarray, float]:
+    """The drift at which the futility bounds meet the rejection bound at the last look (the
+    design's power is then exactly ``1 - beta``), and those bounds."""
+    fixed = float(special.ndtri(1 - alpha) + special.ndtri(1 - beta))
+    grid = min(m, _PLAN_GRID)
+    drift = optimize.brentq(lambda d: _futility_given_drift(t, upper, inc, d, grid)[1],
+                            fixed * 0.5, fixed * 3.0, xtol=1e-12, rtol=1e-13)
+    return _futility_given_drift(t, upper, inc, drift, m)[0], drift
+
+
 def _rejection_probability(t: np.ndarray, bounds: np.ndarray, two_sided: bool, drift: float,
                            m: int) -> float:
     """P(some look rejects upwards) when ``z_k`` has mean ``drift sqrt(t_k)``; a two-sided
@@ -188,6 +222,8 @@ def group_sequential_bounds(
     alternative: str = "two-sided",
     rho: float = 2.0,
     n_grid: int = 801,
+    futility: str | None = None,
+    beta: float = 0.2,
 ) -> GroupSequentialBounds:
     """z boundaries for a planned number of looks, by Lan-DeMets alpha spending.
 
@@ -216,6 +252,14 @@ def group_sequential_bounds(
         Exponent of ``spending="kim_demets"`` (ignored by the others).
     n_grid : int, default=801
         Simpson nodes per look for the numerical integration (odd; more is more exact).
+    futility : {"obrien_fleming", "pocock", "kim_demets"} or None, default=None
+        With ``alternative="greater"``: a non-binding futility bound, by spending ``beta``
+        with this spending function under the drift at which the design has power
+        ``1 - beta`` (gsDesign's ``test.type=4``): look ``k`` may stop for futility when
+        ``z_k <= futility_bounds[k]``. Non-binding: the rejection bounds ignore it, so
+        continuing past it keeps the type I error at ``alpha``.
+    beta : float, default=0.2
+        Type II error spent on the futility bound (``1 - power``).
 
     Returns
     -------
@@ -237,13 +281,29 @@ def group_sequential_bounds(
     sides = 2 if alternative == "two-sided" else 1
     cum = _spent(t, alpha, spending, sides, float(rho))
     inc = np.diff(np.concatenate([[0.0], cum]))
+    if futility is not None:
+        check_choice("futility", futility, SPENDING_FUNCTIONS, _CALLER)
+        if alternative != "greater":
+            raise param_error("futility", "None unless alternative='greater' (a futility "
+                              "bound is one-sided)", futility, _CALLER)
+    ok = isinstance(beta, (int, float)) and not isinstance(beta, bool) and 0 < beta < 1
+    if not (ok and beta < 1 - alpha):
+        raise param_error("beta", f"a real number in (0, 1 - alpha={1 - alpha:g})", beta,
+                          _CALLER)
     if alternative == "greater":
         bounds = _one_sided_bounds(t, inc, m)
         nominal = special.ndtr(-bounds)
+        fut = drift = None
+        if futility is not None:
+            beta_cum = _spent(t, float(beta), futility, 1, float(rho))
+            fut, drift = _futility_design(t, bounds, np.diff(np.concatenate([[0.0], beta_cum])),
+                                          float(alpha), float(beta), m)
         return GroupSequentialBounds(
             information=t, bounds=bounds, nominal_p=nominal, alpha_spent=cum, alpha=alpha,
             spending=spending, alternative=alternative, n_grid=m,
-            rho=float(rho) if spending == "kim_demets" else None,
+            rho=float(rho) if spending == "kim_demets" or futility == "kim_demets" else None,
+            futility_bounds=fut, futility=futility,
+            beta=float(beta) if futility is not None else None, futility_drift=drift,
         )
     bounds = np.empty(t.size)
     # look 1: z_1 is standard normal
