@@ -10,6 +10,8 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skrank import InputError, InvalidParameterError
 from skrank.datasets import load_lambdarank_example
@@ -147,11 +149,13 @@ def test_unreadable_and_missing_files(tmp_path):
         read_table(path)
 
 
-def test_install_hint_without_pandas(monkeypatch, tmp_path):
+def test_tables_need_pyarrow_not_pandas(monkeypatch, tmp_path):
     path = tmp_path / "t.csv"
     path.write_text(CSV)
     monkeypatch.setitem(sys.modules, "pandas", None)
-    with pytest.raises(ImportError, match=r"pip install skrank\[pandas\]"):
+    assert read_table(path, scores="bm25").systems == ["bm25"]
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    with pytest.raises(ImportError, match=r"needs pyarrow .*pip install skrank\[pandas\]"):
         read_table(path)
 
 
@@ -265,3 +269,84 @@ def test_scored_libsvm_on_the_bundled_lambdarank_data():
         table = read_scored_libsvm(fh, {"zeros": io.StringIO("0\n" * n)}, group=gh)
     np.testing.assert_array_equal(table.y_true, data.y_test)
     np.testing.assert_array_equal(table.qid + 1000, data.qid_test)
+
+
+# ---------------------------------------------------------------- the pyarrow readers (issue 12)
+
+
+def test_a_line_with_another_number_of_fields_names_the_line(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("qid,label,s\n1,1,0.5\n1,0,0.2,9\n")
+    with pytest.raises(InputError, match=r"t.csv, line 3: 4 fields but the header has 3\."):
+        read_table(path)
+
+
+@pytest.mark.parametrize("packing", ["bz2", "xz", "zip", "zstd", "bom"])
+def test_compressed_tables_by_their_content(tmp_path, packing):
+    import bz2
+    import lzma
+    import zipfile
+
+    raw = CSV.encode()
+    path = tmp_path / "t.csv"
+    if packing == "bz2":
+        path.write_bytes(bz2.compress(raw))
+    elif packing == "xz":
+        path.write_bytes(lzma.compress(raw))
+    elif packing == "zip":
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("inner.csv", raw)
+    elif packing == "zstd":
+        import pyarrow as pa
+
+        sink = pa.BufferOutputStream()
+        with pa.CompressedOutputStream(sink, "zstd") as out:
+            out.write(raw)
+        path.write_bytes(sink.getvalue().to_pybytes())
+    else:
+        path.write_bytes(b"\xef\xbb\xbf" + raw)
+    table = read_table(path, doc_id="doc", scores="bm25")
+    assert table.qid.tolist() == ["007", "007", "8"]
+    np.testing.assert_array_equal(table.scores["bm25"], [1.5, 2.5, 0.3])
+
+
+def test_parquet_text_scores_and_unread_columns(tmp_path):
+    path = tmp_path / "t.parquet"
+    frame = _frame()
+    frame["blob"] = [[1, 2], [3], []]  # a column nobody asks for is never converted
+    frame["text"] = ["1.5", "x", "2"]
+    frame.to_parquet(path)
+    table = read_table(path, scores=["bm25"])
+    assert table.systems == ["bm25"]
+    with pytest.raises(InputError, match=r"t.parquet, row 1: column 'text' must hold numeric "
+                                         r"scores; got 'x'\."):
+        read_table(path, scores=["text"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["1", "007", "a b", "NA", "", "x,y"]),
+                          st.sampled_from(["0", "2", "1.0", "", "nan", "-3", "x"]),
+                          st.sampled_from(["0.5", "-1e3", "inf", "", "NULL", "1_0", " 2"])),
+                min_size=1, max_size=8))
+def test_csv_tables_read_as_pandas_read_them(rows):
+    # the pandas reader this one replaced is the oracle: the same arrays, or an error for both
+    import csv as csv_module
+
+    buffer = io.StringIO()
+    writer = csv_module.writer(buffer, lineterminator="\n")
+    writer.writerow(["qid", "label", "s"])
+    writer.writerows(rows)
+    text = buffer.getvalue()
+    frame = pd.read_csv(io.StringIO(text), dtype={"qid": str}, keep_default_na=True)
+    label = pd.to_numeric(frame["label"], errors="coerce")
+    score = pd.to_numeric(frame["s"], errors="coerce")
+    fine = not (frame["qid"].isna().any() or label.isna().any() or score.isna().any())
+    try:
+        table = read_table(io.StringIO(text), format="csv")
+    except InputError:
+        assert not fine
+        return
+    assert fine
+    assert table.qid.tolist() == frame["qid"].tolist()
+    np.testing.assert_array_equal(table.y_true, label.to_numpy(dtype=float))
+    np.testing.assert_array_equal(table.scores["s"], score.to_numpy(dtype=float))

@@ -4,7 +4,7 @@
   formats, ``#`` comments included), and :func:`align_run_qrels` to join them into the flat
   arrays :func:`skrank.evaluate` takes.
 - :func:`read_table`: CSV, TSV or Parquet tables with a query id, a label and one or more
-  score columns (needs pandas; Parquet also pyarrow).
+  score columns (needs pyarrow).
 - :func:`read_libsvm`: LibSVM / SVMlight files with ``qid:`` fields;
   :func:`read_scored_libsvm` adds score files (one score per line) and :func:`read_scores`
   reads one.

@@ -1,6 +1,7 @@
 """Score tables: query id, label and one or more systems' scores, one row per document.
 
-Two sources: a table file (CSV, TSV, Parquet; read with pandas), or a LibSVM / SVMlight file
+Two sources: a table file (CSV, TSV, Parquet; read with pyarrow, only the columns asked for),
+or a LibSVM / SVMlight file
 with query ids plus one file of scores per system (one score per line, in row order, as
 LightGBM's and XGBoost's ``predict`` write them).
 """
@@ -69,15 +70,25 @@ class ScoreTable:
         return list(self.scores)
 
 
-def _import_pandas(caller: str) -> Any:
+def _import_pyarrow(caller: str) -> Any:
     try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - exercised with a patched import
+        import pyarrow
+        import pyarrow.compute
+        import pyarrow.csv
+        import pyarrow.parquet
+    except ImportError as exc:
         raise ImportError(
-            f"{caller} needs pandas to read CSV, TSV and Parquet tables; install it with: "
-            "pip install skrank[pandas]"
+            f"{caller} needs pyarrow to read CSV, TSV and Parquet tables; install it with: "
+            "pip install skrank[pandas] (or pip install pyarrow)"
         ) from exc
-    return pd
+    return pyarrow
+
+
+# what pandas reads as a missing value, so that a table means what it meant before
+_NULLS = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+          "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
+_MAGIC_ZIP = b"PK\x03\x04"
+_MAGIC_ZSTD = b"\x28\xb5\x2f\xfd"
 
 
 def _guess_format(name: str) -> str | None:
@@ -116,13 +127,13 @@ def read_table(
     extra: str | Sequence[str] | None = None,
     format: str | None = None,
 ) -> ScoreTable:
-    """Read a CSV, TSV or Parquet table of labels and scores (needs pandas).
+    """Read a CSV, TSV or Parquet table of labels and scores (needs pyarrow).
 
     Parameters
     ----------
     source : str, path-like or file object
-        The table, with a header row for CSV/TSV. Compressed CSV/TSV (``.gz``, ``.bz2``,
-        ``.xz``, ``.zip``) are read as pandas reads them.
+        The table, with a header row for CSV/TSV. Compressed CSV/TSV (gzip, bz2, xz, zstd,
+        or a zip archive of one file) are recognised by their content.
     qid : str, default="qid"
         Column of query ids. Read as strings from CSV/TSV (ids are labels, not numbers:
         ``"007"`` stays ``"007"``); Parquet keeps the stored type.
@@ -149,10 +160,17 @@ def read_table(
         A named column does not exist (the message lists the available ones), or the format
         cannot be guessed.
     InputError
-        Missing values in the id, label or score columns, or non-numeric labels or scores
-        (the message names the column and the line of the first bad value).
+        Missing values in the id, label or score columns (what pandas reads as missing:
+        empty, ``NA``, ``nan``, ...), non-numeric labels or scores, a line with more or fewer
+        fields than the header, or a document listed twice for a query (the message names the
+        column and the line of the first bad value; the row, from 0, in Parquet files).
     ImportError
-        pandas (or, for Parquet, pyarrow) is not installed: ``pip install skrank[pandas]``.
+        pyarrow is not installed: ``pip install skrank[pandas]`` (or ``pip install pyarrow``).
+
+    Notes
+    -----
+    Only the columns asked for are read (Parquet) or converted (CSV/TSV). Line numbers count
+    the header as line 1 and assume no blank lines and no line breaks inside quoted values.
 
     Examples
     --------
@@ -189,27 +207,11 @@ def read_table(
     if isinstance(source, (str, os.PathLike)) and not os.path.exists(source):
         raise InputError(f"{name}: no such file.")
 
-    pd = _import_pandas(caller)
-    id_columns = [c for c in (qid, doc_id) if c is not None]
-    try:
-        if fmt == "parquet":
-            frame = pd.read_parquet(source)
-        else:
-            frame = pd.read_csv(
-                source, sep="," if fmt == "csv" else "\t",
-                dtype={c: str for c in id_columns}, keep_default_na=True,
-            )
-    except ImportError as exc:
-        raise ImportError(
-            f"{caller} needs pyarrow to read Parquet files; install it with: "
-            "pip install skrank[pandas]"
-        ) from exc
-    except (ValueError, OSError) as exc:
-        if isinstance(exc, InputError):  # pragma: no cover - not raised by pandas
-            raise
-        raise InputError(f"{name}: cannot be read as {fmt.upper()} ({exc}).") from exc
-
-    columns = [str(c) for c in frame.columns]
+    pa = _import_pyarrow(caller)
+    if fmt == "parquet":
+        columns, read = _parquet(source, name, caller)
+    else:
+        columns, read = _text_table(source, name, fmt, caller)
     available = ", ".join(repr(c) for c in columns)
 
     def need(column: str, param: str) -> None:
@@ -235,9 +237,13 @@ def read_table(
     else:
         for column in score_names:
             need(column, "scores")
+    id_columns = [c for c in (qid, doc_id) if c is not None]
+    numbers = [label, *score_names]
+    wanted = list(dict.fromkeys([*id_columns, *numbers, *extra_names]))
+    table = read(wanted, id_columns, numbers)
 
     def missing(column: str) -> None:
-        isna = frame[column].isna().to_numpy()
+        isna = table.column(column).is_null(nan_is_null=True).to_numpy(zero_copy_only=False)
         if isna.any():
             row = int(np.flatnonzero(isna)[0])
             raise InputError(
@@ -247,38 +253,34 @@ def read_table(
 
     def numeric(column: str, what: str) -> np.ndarray:
         missing(column)
+        values = table.column(column)
         try:
-            values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64)
-        except (TypeError, ValueError):  # e.g. a Parquet column of lists
-            values = np.array([_number(v) for v in frame[column].tolist()], dtype=np.float64)
-        bad = np.isnan(values)
-        if bad.any():
-            row = int(np.flatnonzero(bad)[0])
+            return np.asarray(values.cast(pa.float64()).to_numpy(), dtype=np.float64)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            row = _first_not_number(values, pa)
             raise InputError(
                 f"{name}, {_row_place(fmt, row)}: column {column!r} must hold {what}; got "
-                f"{frame[column].iloc[row]!r}."
+                f"{values[row].as_py()!r}."
                 + (" Name the score columns with scores=[...]." if scores is None else "")
-            )
-        return values
+            ) from None
 
     def ids(column: str) -> np.ndarray:
         missing(column)
-        values = frame[column]
-        if fmt != "parquet" or not pd.api.types.is_numeric_dtype(values):
-            return values.to_numpy(dtype=str)
-        return values.to_numpy()
+        values = table.column(column)
+        if fmt == "parquet" and (pa.types.is_integer(values.type)
+                                 or pa.types.is_floating(values.type)):
+            return values.to_numpy()
+        return _as_str(values, pa)
 
-    if len(frame) == 0:
+    if table.num_rows == 0:
         where_ = "line 2" if fmt != "parquet" else "row 0"
         raise InputError(f"{name}, {where_}: no data rows (the table has only its header).")
     qids = ids(qid)
     docs = ids(doc_id) if doc_id is not None else None
     if docs is not None:
-        repeated = frame.duplicated([qid, doc_id]).to_numpy()
-        if repeated.any():
-            row = int(np.flatnonzero(repeated)[0])
-            same = (qids == qids[row]) & (docs == docs[row])
-            first = int(np.flatnonzero(same)[0])
+        repeat = _repeated_pair(table.column(qid), table.column(doc_id))
+        if repeat is not None:
+            first, row = repeat
             raise InputError(
                 f"{name}, {_row_place(fmt, row)}: document {str(docs[row])!r} appears twice "
                 f"for query {str(qids[row])!r} (first on {_row_place(fmt, first)})."
@@ -288,17 +290,157 @@ def read_table(
         y_true=numeric(label, "numeric relevance labels"),
         scores={c: numeric(c, "numeric scores") for c in score_names},
         doc_id=docs,
-        extra={c: frame[c].to_numpy() for c in extra_names},
+        extra={c: table.column(c).to_numpy() for c in extra_names},
         source=name,
     )
 
 
-def _number(value: Any) -> float:
-    """``value`` as a float, NaN when it is not one number (lists, text, ...)."""
+def _parquet(source: Source, name: str, caller: str) -> tuple[list[str], Any]:
+    """The column names of a Parquet file and a function reading some of its columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float("nan")
+        schema = pq.read_schema(source)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{name}: cannot be read as PARQUET ({exc}).") from None
+    if hasattr(source, "seek"):
+        source.seek(0)
+
+    def read(columns: list[str], ids: list[str], numbers: list[str]) -> Any:
+        try:
+            return pq.read_table(source, columns=columns)
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(f"{name}: cannot be read as PARQUET ({exc}).") from None
+
+    return list(schema.names), read
+
+
+def _text_table(source: Source, name: str, fmt: str, caller: str) -> tuple[list[str], Any]:
+    """The header of a CSV/TSV table and a function parsing some of its columns."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    data = _table_bytes(source, name)
+    sep = "," if fmt == "csv" else "\t"
+    parse = csv.ParseOptions(delimiter=sep)
+    end = data.find(b"\n")
+    try:
+        header = csv.read_csv(pa.py_buffer(data if end < 0 else data[: end + 1]),
+                              parse_options=parse).column_names
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputError(f"{name}: cannot be read as {fmt.upper()} ({exc}).") from None
+
+    def read(columns: list[str], ids: list[str], numbers: list[str]) -> Any:
+        bad: list[Any] = []
+
+        def invalid(row: Any) -> str:  # a line with another number of fields
+            bad.append(row)
+            return "error"
+
+        types = {**{c: pa.string() for c in ids}, **{c: pa.float64() for c in numbers}}
+        for attempt in (types, {**types, **{c: pa.string() for c in numbers}}):
+            convert = csv.ConvertOptions(
+                column_types=attempt, include_columns=columns, null_values=_NULLS,
+                strings_can_be_null=True, quoted_strings_can_be_null=True,
+            )
+            try:
+                return csv.read_csv(pa.py_buffer(data), parse_options=csv.ParseOptions(
+                    delimiter=sep, invalid_row_handler=invalid), convert_options=convert)
+            except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                if bad:
+                    line, got = _bad_line(data, sep, len(header))
+                    raise InputError(f"{name}, line {line}: {got} fields but the header has "
+                                     f"{len(header)}.") from None
+                if "conversion error" not in str(exc):
+                    raise InputError(f"{name}: cannot be read as {fmt.upper()} ({exc}).") \
+                        from None
+        raise AssertionError("unreachable: text columns convert")  # pragma: no cover
+
+    return header, read
+
+
+def _bad_line(data: bytes, sep: str, width: int) -> tuple[int, int]:
+    """(line, number of fields) of the first line whose number of fields is not ``width``:
+    a Python loop, on the error path only (pyarrow does not tell the line)."""
+    import csv
+    import io
+
+    reader = csv.reader(io.StringIO(data.decode("utf-8", "replace"), newline=""),
+                        delimiter=sep)
+    for fields in reader:
+        if fields and len(fields) != width:
+            return reader.line_num, len(fields)
+    return 0, width  # pragma: no cover - pyarrow found such a line
+
+
+def _table_bytes(source: Source, name: str) -> bytes:
+    """The decompressed bytes of a table file: gzip, bz2 and xz by their magic bytes, zip
+    (one member) and zstd too; a UTF-8 byte order mark dropped."""
+    from ._arrow import open_binary
+
+    stream, owned = open_binary(source)
+    try:
+        data = stream.read()
+    except (OSError, EOFError) as exc:
+        raise InputError(f"{name}: corrupt compressed data ({exc}).") from None
+    finally:
+        if owned:
+            stream.close()
+    if data.startswith(_MAGIC_ZIP):
+        import io
+        import zipfile
+
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.namelist()
+            if len(members) != 1:
+                raise InputError(f"{name}: a zip archive of a table holds one file; this one "
+                                 f"holds {len(members)}.")
+            data = archive.read(members[0])
+    elif data.startswith(_MAGIC_ZSTD):
+        import pyarrow as pa
+
+        data = pa.input_stream(pa.py_buffer(data), compression="zstd").read()
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def _first_not_number(values: Any, pa: Any) -> int:
+    """Row of the first value of a column that does not convert to float64 (error path)."""
+    step = 1 << 16
+    for start in range(0, len(values), step):
+        piece = values.slice(start, step)
+        try:
+            piece.cast(pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            for i in range(len(piece)):
+                try:
+                    piece.slice(i, 1).cast(pa.float64())
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+                    return start + i
+    return 0  # pragma: no cover - called only when a value does not convert
+
+
+def _as_str(values: Any, pa: Any) -> np.ndarray:
+    """A column as a numpy str array."""
+    from ._trec import to_str_array
+
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        try:
+            values = values.cast(pa.string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return np.array([str(v) for v in values.to_pylist()], dtype=str)
+    return to_str_array(values)
+
+
+def _repeated_pair(qid: Any, doc: Any) -> tuple[int, int] | None:
+    """(first row, repeating row) of the earliest (query, document) pair met twice."""
+    from ._trec import encode, first_repeat
+
+    qcode, _ = encode(qid)
+    dcode, ddict = encode(doc)
+    return first_repeat(qcode * max(len(ddict), 1) + dcode)
 
 
 def read_scores(source: Source) -> np.ndarray:
