@@ -58,6 +58,17 @@ def _need(value: Any, name: str, why: str, caller: str) -> None:
         raise param_error(name, f"given: {why}", None, caller)
 
 
+def _present(codes: np.ndarray, n: int) -> np.ndarray:
+    """Which of the codes 0..n-1 occur (a table, not a sort)."""
+    out = np.zeros(n, dtype=bool)
+    out[codes] = True
+    return out
+
+
+def _n_distinct(codes: np.ndarray, n: int) -> int:
+    return int(np.count_nonzero(_present(codes, n)))
+
+
 def _log(x: np.ndarray, base: str) -> np.ndarray:
     return np.log2(x) if base == "2" else np.log(x)
 
@@ -125,18 +136,18 @@ def catalog_coverage(reco: Any, train: Any = None, *, catalog: Any = None, k: in
     if how == "train_items":
         _need(train, "train", "denominator='train_items' divides by its distinct items", caller)
     d = prepare(reco, k, caller, train=train, catalog=catalog)
-    n = np.unique(d.ri).size
+    n = _n_distinct(d.ri, d.n_items)
     if how == "catalog":
         den = d.catalog.size
     elif how == "train_items":
-        den = np.unique(d.ti).size
+        den = _n_distinct(d.ti, d.n_items)
     else:
         den = 1
     if den == 0:
         raise InputError(f"The {how} of {caller} is empty: the coverage is undefined.")
     detail = f"{n:,} distinct items recommended"
     if how == "catalog":
-        outside = int(np.count_nonzero(~np.isin(np.unique(d.ri), d.catalog)))
+        outside = int(np.count_nonzero(_present(d.ri, d.n_items) & ~_present(d.catalog, d.n_items)))
         detail += f" of {den:,}" + (f", {outside:,} outside the catalog" if outside else "")
     return _score(_name("Catalog coverage", k), n / den, conv, d, detail=detail)
 
@@ -218,7 +229,7 @@ def gini_index(reco: Any, *, catalog: Any = None, k: int | None = None,
     d = prepare(reco, k, caller, catalog=catalog)
     c = np.bincount(d.ri, minlength=d.n_items).astype(np.float64)
     if conv["gini_items"] == "catalog":
-        outside = np.setdiff1d(np.unique(d.ri), d.catalog)
+        outside = np.flatnonzero(_present(d.ri, d.n_items) & ~_present(d.catalog, d.n_items))
         if outside.size:
             raise InputError(f"{outside.size} recommended items of {caller} are not in the "
                              f"catalog, e.g. {d.item_ids[outside[0]]!r}.")
@@ -278,7 +289,7 @@ def average_popularity(reco: Any, train: Any, *, k: int | None = None, count: st
     if conv["normalizer"] == "interactions":
         pop = pop / d.ti.size
     elif conv["normalizer"] == "users":
-        pop = pop / np.unique(d.tu).size
+        pop = pop / _n_distinct(d.tu, d.n_users)
     vals = pop[d.ri]
     detail = _unseen_detail(d, _item_counts(d, "interactions"))
     if conv["average"] == "recommendations":
@@ -334,7 +345,7 @@ def novelty(reco: Any, train: Any, *, k: int | None = None, count: str | None = 
         raise param_error("normalizer", "one of 'users', 'interactions'", "none", caller)
     d = prepare(reco, k, caller, train=train)
     pop = _item_counts(d, conv["count"])
-    norm = d.ti.size if conv["normalizer"] == "interactions" else np.unique(d.tu).size
+    norm = d.ti.size if conv["normalizer"] == "interactions" else _n_distinct(d.tu, d.n_users)
     if norm == 0:
         raise InputError(f"The 'train' interactions of {caller} are empty.")
     p = pop[d.ri]
@@ -373,7 +384,8 @@ def _unit_features(d: Data, caller: str) -> np.ndarray:
     f = d.features
     have = ~np.isnan(f).any(axis=1)
     norm = np.sqrt((np.where(have[:, None], f, 0.0) ** 2).sum(axis=1))
-    used = np.unique(np.concatenate([d.ri, d.ti if d.ti is not None else d.ri]))
+    used = np.flatnonzero(_present(d.ri, d.n_items)
+                          | _present(d.ti if d.ti is not None else d.ri, d.n_items))
     zero = used[have[used] & (norm[used] == 0)]
     if zero.size:
         raise InputError(f"The cosine similarity of {caller} is undefined for an item whose "
@@ -397,17 +409,24 @@ def _pair_similarity_sums(d: Data, similarity: str, caller: str) -> np.ndarray:
     out = np.zeros(n_u)
     if similarity == "hamming":
         f = d.features
-        missing = np.unique(d.ri[np.isnan(f[d.ri]).any(axis=1)])
+        missing = np.flatnonzero(_present(d.ri, d.n_items) & np.isnan(f).any(axis=1))
         if missing.size:
             raise InputError(f"{missing.size} recommended items of {caller} have no (or "
                              f"missing) features, e.g. {d.item_ids[missing[0]]!r}.")
         n = np.bincount(d.ru, minlength=n_u).astype(np.float64)
         for j in range(f.shape[1]):
-            _, code = np.unique(f[d.ri, j], return_inverse=True)
-            key = d.ru * (code.max() + 1) + code
-            _, cnt = np.unique(key, return_counts=True)
-            same = np.zeros(n_u)
-            np.add.at(same, np.unique(key) // (code.max() + 1), cnt * (cnt - 1) / 2.0)
+            # code the values once per item, then count (user, value) pairs
+            _, item_code = np.unique(f[:, j], return_inverse=True)
+            code = item_code.ravel()[d.ri].astype(np.int64)
+            width = int(code.max()) + 1
+            key = d.ru * width + code
+            if n_u * width <= 4 * key.size + (1 << 20):
+                cnt = np.bincount(key, minlength=n_u * width).astype(np.float64)
+                same = (cnt * (cnt - 1) / 2.0).reshape(n_u, width).sum(axis=1)
+            else:
+                keys, cnt = np.unique(key, return_counts=True)
+                same = np.bincount(keys // width, weights=cnt * (cnt - 1) / 2.0,
+                                   minlength=n_u)
             out += n * (n - 1) / 2.0 - same
         return out
     if similarity == "cosine":
@@ -422,7 +441,7 @@ def _pair_similarity_sums(d: Data, similarity: str, caller: str) -> np.ndarray:
     own_i = np.asarray(xs.multiply(xs).sum(axis=0)).ravel()  # C_ii / c_i
     own = np.bincount(d.ru, weights=own_i[d.ri], minlength=n_u)
     r = _list_matrix(d)
-    users = np.unique(d.ru)
+    users = np.flatnonzero(_present(d.ru, n_u))
     c = np.bincount(d.ti, minlength=d.n_items).astype(np.float64)
     weight = np.bincount(d.ru, weights=c[d.ri], minlength=n_u) + 1
     for rows in _blocks(users, weight):
@@ -515,9 +534,9 @@ def _mean_history_similarity(d: Data, similarity: str, caller: str) -> tuple[np.
         xst = xs.T.tocsr()
         order = np.argsort(d.ru, kind="stable")
         ru, ri = d.ru[order], d.ri[order]
-        users = np.unique(ru)
+        users = np.flatnonzero(_present(ru, d.n_users))
         c = np.bincount(d.ti, minlength=d.n_items).astype(np.float64)
-        per_user = max(1.0, d.ti.size / max(np.unique(d.tu).size, 1))
+        per_user = max(1.0, d.ti.size / max(_n_distinct(d.tu, d.n_users), 1))
         weight = np.bincount(d.tu, weights=c[d.ti], minlength=d.n_users) * per_user + 1
         for rows in _blocks(users, weight):
             g = (x[rows] @ xst).tocsr()  # block x training users: sum_j X_uj Xs_u'j
@@ -605,7 +624,7 @@ def serendipity(reco: Any, train: Any, test: Any = None, *, catalog: Any = None,
         msim, has = _mean_history_similarity(d, conv["similarity"], caller)
         vals = (1.0 - msim) * rel
         users, per = user_means(d.ru[has], vals[has], d.n_users)
-        left = int(np.unique(d.ru[~has]).size)
+        left = _n_distinct(d.ru[~has], d.n_users)
         detail = f"{left:,} users without training interactions left out" if left else ""
     else:
         n = d.catalog.size

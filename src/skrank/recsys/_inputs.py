@@ -148,7 +148,7 @@ def prepare(
     if catalog is not None:
         if isinstance(catalog, int | np.integer) and not isinstance(catalog, bool):
             raise param_error("catalog", "the array of catalog item ids", catalog, caller)
-        cat = np.unique(np.asarray(catalog).ravel())
+        cat = np.asarray(catalog).ravel()
         extra_i.append(cat)
     if item_features is not None:
         fid, fval = _features(item_features, caller)
@@ -195,7 +195,11 @@ def prepare(
         tu, ti = ucodes.pop(0), icodes.pop(0)
     if eu is not None:
         eu, ei = ucodes.pop(0), icodes.pop(0)
-    catalog_codes = icodes.pop(0) if cat is not None else None
+    catalog_codes = None
+    if cat is not None:  # distinct catalog items, as codes
+        seen = np.zeros(item_ids.size, dtype=bool)
+        seen[icodes.pop(0)] = True
+        catalog_codes = np.flatnonzero(seen)
     features = None
     if fid is not None:
         features = np.full((item_ids.size, fval.shape[1]), np.nan)

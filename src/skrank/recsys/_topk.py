@@ -218,7 +218,9 @@ def _sparse_top_k(s, k: int, ties: str, seen, caller: str):
         key = np.repeat(np.arange(n_users, dtype=np.int64), np.diff(indptr)) * n_items + indices
         skey = np.repeat(np.arange(n_users, dtype=np.int64),
                          np.diff(seen.indptr)) * n_items + seen.indices
-        drop = np.isin(key, skey, assume_unique=True)
+        # both key arrays are sorted (CSR rows in order, columns sorted within rows)
+        at = np.minimum(np.searchsorted(skey, key), max(skey.size - 1, 0))
+        drop = skey[at] == key if skey.size else np.zeros(key.size, dtype=bool)
         n_excl = int(np.count_nonzero(drop))
         if n_excl:
             keep = ~drop
