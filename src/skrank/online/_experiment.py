@@ -170,13 +170,6 @@ class _Moments:
         self.n, self.mean, self.cov = n, mean, cov
 
     @classmethod
-    def of(cls, x: np.ndarray) -> _Moments:
-        n = x.shape[0]
-        mean = x.mean(axis=0)
-        d = x - mean
-        return cls(n, mean, d.T @ d / (n - 1))
-
-    @classmethod
     def of_columns(cls, cols: Sequence[np.ndarray]) -> _Moments:
         """The moments of columns given separately (contiguous slices of one arm): the
         deviations from the means, by blocks of rows that stay in cache, each block
