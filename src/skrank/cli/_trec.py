@@ -56,13 +56,14 @@ def _topic_batches(path: str, state: _RunState, chunk_bytes: int | None) -> Any:
     :class:`_Interleaved` when a topic comes back after another one."""
     import pyarrow.compute as pc
 
-    from ..io._trec import concat_run_blocks, iter_run_blocks
+    from ..io._trec import concat_run_blocks, encode, iter_run_blocks
 
     kwargs = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
     pending = None
 
     def check(batch: Any) -> None:
-        topics = pc.unique(batch.qid).to_pylist()
+        batch.codes = encode(batch.qid)  # once: the join takes them
+        topics = batch.codes[1].to_pylist()
         again = state.topics.intersection(topics)
         if again:
             topic = min(again)
@@ -148,9 +149,10 @@ def _whole_run(path: str, state: _RunState, batch_rows: int | None) -> Any:
     bounds = np.r_[0, cuts[cuts < len(topics)], len(topics)]
     for a, b in itertools.pairwise(bounds.tolist()):
         rows = order[(ends[a - 1] if a else 0): ends[b - 1]]
-        taken = pa.array(rows, type=pa.int64())
-        yield RunBlock(topics.take(pa.array(codes[rows], type=pa.int64())), doc.take(taken),
-                       score[rows], _TakenLines(lines, rows), tag)
+        # the batch holds topics a..b-1 (the order sorts by code): codes from 0 for the join
+        local = (codes[rows].astype(np.int64) - a, topics.slice(a, b - a))
+        yield RunBlock(None, doc.take(pa.array(rows, type=pa.int64())), score[rows],
+                       _TakenLines(lines, rows), tag, local)
 
 
 @dataclass

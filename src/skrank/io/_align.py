@@ -201,7 +201,7 @@ def join(index: QrelsIndex, run: RunBlock, *, run_source: str, run_only: str = "
     """
     pa, _, pc = import_pyarrow("align_run_qrels")
     n = len(run)
-    qcode, qdict = encode(run.qid)
+    qcode, qdict = run.codes if run.codes is not None else encode(run.qid)
     tq = pc.index_in(qdict, value_set=index.topics).fill_null(-1).to_numpy()
     tq = np.asarray(tq, dtype=np.int64)
     judged = tq >= 0
@@ -245,7 +245,7 @@ def join(index: QrelsIndex, run: RunBlock, *, run_source: str, run_only: str = "
         b = int(hi[twice].min())
         starts = np.flatnonzero(np.r_[True, ~same])
         a = int(by_doc[starts[np.searchsorted(starts, tie[b], side="right") - 1]])
-        doc, topic = run.doc[b].as_py(), run.qid[b].as_py()
+        doc, topic = run.doc[b].as_py(), qdict[int(qcode[b])].as_py()
         if run.lines is None:
             raise InputError(f"{run_source}: document {doc!r} appears twice for query "
                              f"{topic!r} in the run.")

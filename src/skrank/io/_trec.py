@@ -350,13 +350,18 @@ def check_pairs(qid: Any, doc: Any, lines: LineMap, name: str, verb: str, what: 
 
 @dataclass
 class RunBlock:
-    """Rows of a run: pyarrow string columns, float64 scores and where they come from."""
+    """Rows of a run: pyarrow string columns, float64 scores and where they come from.
+
+    ``codes``, when known, is the topic ids encoded once: ``(codes, dictionary)`` with
+    ``dictionary.take(codes)`` equal to ``qid`` (which may then be None).
+    """
 
     qid: Any
     doc: Any
     score: np.ndarray
     lines: LineMap
     tag: str
+    codes: tuple[np.ndarray, Any] | None = None
 
     def __len__(self) -> int:
         return int(self.score.shape[0])
