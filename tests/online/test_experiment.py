@@ -389,8 +389,8 @@ def test_arm_codes_of_every_dtype_give_the_same_analysis(values):
 def test_string_arms_with_missing_or_mixed_values_are_refused():
     df = _units(n=60, rng=16)
     missing = df.assign(arm=df.arm.where(df.index != 7, None))
-    with pytest.raises(InputError, match="'arm' parameter.*without missing values"):
+    with pytest.raises(InputError, match=r"'arm' parameter.*without missing values"):
         analyze_experiment(missing, arm="arm", control="A", metrics=["revenue"])
     mixed = df.assign(arm=df.arm.where(df.index != 7, 3))
-    with pytest.raises(InputError, match="'arm' parameter.*of one type"):
+    with pytest.raises(InputError, match=r"'arm' parameter.*of one type"):
         analyze_experiment(mixed, arm="arm", control="A", metrics=["revenue"])

@@ -282,3 +282,31 @@ def test_futility_by_simulation():
 def test_futility_errors(kwargs, match):
     with pytest.raises(InvalidParameterError, match=match):
         group_sequential_bounds(3, **kwargs)
+
+
+# rpact's published unit-test values (rpact-com/rpact, tests/testthat/
+# test-f_design_group_sequential.R: getDesignInverseNormal / getDesignGroupSequential and
+# getDesignCharacteristics, compared there with tolerance 1e-7; one-sided, non-binding
+# futility by beta spending)
+RPACT = [
+    # x3: asKD gammaA=2.2, bsKD gammaB=3.2, information (0.3, 0.7, 1), alpha 0.03, beta 0.34
+    (dict(information=[0.3, 0.7, 1.0], alpha=0.03, spending="kim_demets", rho=2.2,
+          futility="kim_demets", futility_rho=3.2, beta=0.34),
+     [2.8594012, 2.2435708, 1.9735737], [-1.1558435, 0.72836893],
+     [0.0021222083, 0.013687904, 0.03], 1.0555891),
+    # x7: asOF, bsP, 3 equally spaced looks, alpha 0.03, beta 0.2
+    (dict(information=3, alpha=0.03, spending="obrien_fleming", futility="pocock", beta=0.2),
+     [3.5815302, 2.417863, 1.9175839], [0.42062972, 1.2539286],
+     [0.00017079385, 0.0078650906, 0.03], None),
+]
+
+
+@pytest.mark.parametrize(("kw", "bounds", "futility", "spent", "inflation"), RPACT,
+                         ids=["asKD-bsKD", "asOF-bsP"])
+def test_futility_designs_equal_rpact(kw, bounds, futility, spent, inflation):
+    gs = group_sequential_bounds(alternative="greater", **kw)
+    np.testing.assert_allclose(gs.bounds, bounds, atol=1e-7)
+    np.testing.assert_allclose(gs.futility_bounds[:-1], futility, atol=1e-7)
+    np.testing.assert_allclose(gs.alpha_spent, spent, atol=1e-9)
+    if inflation is not None:
+        assert gs.inflation_factor(1 - kw["beta"]) == pytest.approx(inflation, abs=1e-7)

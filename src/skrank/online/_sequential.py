@@ -224,6 +224,7 @@ def group_sequential_bounds(
     n_grid: int = 801,
     futility: str | None = None,
     beta: float = 0.2,
+    futility_rho: float | None = None,
 ) -> GroupSequentialBounds:
     """z boundaries for a planned number of looks, by Lan-DeMets alpha spending.
 
@@ -260,6 +261,8 @@ def group_sequential_bounds(
         continuing past it keeps the type I error at ``alpha``.
     beta : float, default=0.2
         Type II error spent on the futility bound (``1 - power``).
+    futility_rho : float or None, default=None
+        Exponent of ``futility="kim_demets"`` (None: ``rho``).
 
     Returns
     -------
@@ -295,7 +298,12 @@ def group_sequential_bounds(
         nominal = special.ndtr(-bounds)
         fut = drift = None
         if futility is not None:
-            beta_cum = _spent(t, float(beta), futility, 1, float(rho))
+            f_rho = rho if futility_rho is None else futility_rho
+            ok = isinstance(f_rho, (int, float)) and not isinstance(f_rho, bool)
+            if not (ok and math.isfinite(f_rho) and f_rho > 0):
+                raise param_error("futility_rho", "None or a finite real number > 0",
+                                  futility_rho, _CALLER)
+            beta_cum = _spent(t, float(beta), futility, 1, float(f_rho))
             fut, drift = _futility_design(t, bounds, np.diff(np.concatenate([[0.0], beta_cum])),
                                           float(alpha), float(beta), m)
         return GroupSequentialBounds(
