@@ -310,3 +310,34 @@ def test_futility_designs_equal_rpact(kw, bounds, futility, spent, inflation):
     np.testing.assert_allclose(gs.alpha_spent, spent, atol=1e-9)
     if inflation is not None:
         assert gs.inflation_factor(1 - kw["beta"]) == pytest.approx(inflation, abs=1e-7)
+
+
+def test_two_sided_bounds_equal_rpact():
+    # rpact's tests/testthat/test-f_design_group_sequential_beta_spending.R, two-sided
+    # designs with non-binding futility (their rejection bounds are the plain design's):
+    # asKD gammaA=2.5, alpha 0.05, information (0.3, 0.4, 0.8, 1)
+    gs = group_sequential_bounds([0.3, 0.4, 0.8, 1.0], alpha=0.05, spending="kim_demets",
+                                 rho=2.5)
+    np.testing.assert_allclose(gs.bounds, [3.0276355, 2.8984727, 2.2289649, 2.0639032],
+                               atol=1e-7)
+    # asOF, alpha 0.025, information (0.15, 0.25, 0.8, 1): rpact's second bound, 4.8600403,
+    # spends 1.17e-6 on a coarse grid; the exact one (adaptive quadrature of the first look's
+    # density, below) is 4.8599552, and ours agrees with it to 1e-10
+    gs = group_sequential_bounds([0.15, 0.25, 0.8, 1.0], alpha=0.025)
+    np.testing.assert_allclose(gs.bounds[[0, 2, 3]], [6.3431527, 2.560259, 2.292451],
+                               atol=1e-7)
+    from scipy import integrate, optimize
+
+    c1, r = gs.bounds[0], math.sqrt(0.15 / 0.25)
+    s = math.sqrt(1 - r * r)
+
+    def crossing(c2):
+        def f(z):
+            return stats.norm.pdf(z) * (stats.norm.sf((c2 - r * z) / s)
+                                        + stats.norm.cdf((-c2 - r * z) / s))
+        return integrate.quad(f, -c1, c1, epsabs=1e-16, epsrel=1e-12, limit=200)[0]
+
+    inc = gs.alpha_spent[1] - gs.alpha_spent[0]
+    exact = optimize.brentq(lambda c: crossing(c) - inc, 3.0, 7.0, xtol=1e-13)
+    assert gs.bounds[1] == pytest.approx(exact, abs=1e-10)
+    assert abs(gs.bounds[1] - 4.8600403) < 1e-4
