@@ -4,7 +4,8 @@ Generates TREC runs of 2M and 7M lines (2,000 and 7,000 topics x 1,000 documents
 with one decimal so that most topics hold ties, document ids that repeat across topics) and
 their qrels (200 judgements per topic: 150 retrieved documents and 50 the run missed, labels
 0..3), then evaluates NDCG@10, AP and RR with trec_eval's conventions by three tools, each in
-a fresh process, reporting wall time and peak RSS (``os.wait4``'s ``ru_maxrss`` of the child):
+a fresh process under ``/usr/bin/time -v``, reporting wall time, CPU time (user + system, all
+threads) and peak RSS:
 
 * ``skrank eval --preset trec_eval -m ndcg_cut_10 -m map -m recip_rank QRELS RUN``;
 * pytrec_eval: the files parsed into its ``{qid: {docid: value}}`` dicts by a plain loop,
@@ -14,12 +15,21 @@ a fresh process, reporting wall time and peak RSS (``os.wait4``'s ``ru_maxrss`` 
   ranx is skipped at 7M lines when it took over ``--ranx-limit`` seconds at 2M lines scaled
   by 3.5.
 
+Two more rows put skrank's figures in context: the floor, pyarrow's ``read_csv`` of the run's
+three used columns alone in a fresh process (no tool reading the file with pyarrow can be
+faster), and with ``--interleaved`` the same run with its topics dealt out round-robin in
+blocks of 100 lines, which skrank reads whole. The ratios compare each peer with skrank
+(above 1: skrank is faster) and skrank with the floor, within the same run: on a shared
+machine only figures of one run compare.
+
 ``--memory`` adds the bounded-memory check: a topic-contiguous run of about ``--big-gb`` GB
 (default 1.5) evaluated by ``skrank eval`` (read in batches of whole topics), and the same
-run interleaved (topics dealt out round-robin in blocks of 100 lines), which must be read
-whole. Files go to ``--dir`` (default: a temporary directory, removed at the end).
+run interleaved, which must be read whole. Files go to ``--dir`` (default: a temporary
+directory, removed at the end). ``--skrank`` replaces the command that runs skrank (default:
+this Python with ``-m skrank.cli``), to time another build.
 
-    .venv/bin/python benchmarks/bench_runfiles.py [--sizes 2,7] [--memory] [--dir DIR]
+    .venv/bin/python benchmarks/bench_runfiles.py [--sizes 2,7] [--interleaved] [--memory]
+        [--dir DIR] [--skrank "python other/launcher.py"]
 """
 
 from __future__ import annotations
@@ -75,6 +85,20 @@ t1 = time.perf_counter()
 res = evaluate(qrels, run, ["ndcg@10", "map", "mrr"])
 t2 = time.perf_counter()
 print(json.dumps({"parse_s": t1 - t0, "eval_s": t2 - t1, **{k: float(v) for k, v in res.items()}}))
+"""
+
+
+FLOOR = r"""
+import sys, time, json
+import pyarrow as pa, pyarrow.csv as csv
+t0 = time.perf_counter()
+names = ["qid", "q0", "doc", "rank", "score", "tag"]
+types = {"qid": pa.string(), "doc": pa.string(), "score": pa.float64()}
+table = csv.read_csv(sys.argv[1], read_options=csv.ReadOptions(column_names=names),
+                     parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
+                     convert_options=csv.ConvertOptions(column_types=types,
+                                                        include_columns=list(types)))
+print(json.dumps({"rows": table.num_rows, "read_s": time.perf_counter() - t0}))
 """
 
 
@@ -157,45 +181,70 @@ def measure(cmd: list[str], timeout: float | None = None) -> dict:
 
 
 def timed(cmd: list[str], timeout: float | None = None) -> dict:
-    """``measure`` under ``/usr/bin/time -v`` (peak RSS of the tool's process)."""
+    """``measure`` under ``/usr/bin/time -v``: peak RSS and CPU time of the tool's process."""
     if shutil.which("/usr/bin/time"):
         res = measure(["/usr/bin/time", "-v", *cmd], timeout)
-        if "stderr" in res:
-            for line in res["stderr"].splitlines():
-                if "Maximum resident set size" in line:
-                    res["rss_mb"] = int(line.split()[-1]) / 1024
+        for line in res.get("stderr", "").splitlines():
+            key, _, value = line.strip().rpartition(": ")
+            if key == "Maximum resident set size (kbytes)":
+                res["rss_mb"] = int(value) / 1024
+            elif key in ("User time (seconds)", "System time (seconds)"):
+                res["cpu_s"] = res.get("cpu_s", 0.0) + float(value)
         return res
     return measure(cmd, timeout)
 
 
+SKRANK = [PYTHON, "-m", "skrank.cli"]
+
+
 def skrank_cmd(qrels: Path, run: Path) -> list[str]:
-    return [PYTHON, "-m", "skrank.cli", "eval", "--preset", "trec_eval", "-m", "ndcg_cut_10",
-            "-m", "map", "-m", "recip_rank", "--format", "trec", str(qrels), str(run)]
+    return [*SKRANK, "eval", "--preset", "trec_eval", "-m", "ndcg_cut_10", "-m", "map", "-m",
+            "recip_rank", "--format", "trec", str(qrels), str(run)]
 
 
-def row(tool: str, res: dict, size_mb: float) -> str:
+def row(tool: str, res: dict, size_mb: float, ref: dict | None = None,
+        versus: str = "peer") -> str:
+    """A table row; ``ref`` is skrank's result: the ratio is peer / skrank, or for the floor
+    (``versus="floor"``) skrank / floor."""
     if "timeout" in res:
-        return f"| {tool} | skipped (over {res['timeout']:.0f} s) | | |"
+        return f"| {tool} | skipped (over {res['timeout']:.0f} s) | | | | | |"
     if res.get("rc"):
-        return f"| {tool} | failed: {res['stderr'].strip().splitlines()[-1][:80]} | | |"
+        return f"| {tool} | failed: {res['stderr'].strip().splitlines()[-1][:80]} | | | | | |"
     rss = res.get("rss_mb", float("nan"))
-    return f"| {tool} | {res['wall_s']:.1f} s | {rss:,.0f} MB | {rss / size_mb:.1f}x |"
+    cpu = res.get("cpu_s", float("nan"))
+    ratios = ["", ""]
+    if ref is not None and "wall_s" in ref:
+        pairs = ((ref["wall_s"], res["wall_s"]), (ref.get("cpu_s", float("nan")), cpu))
+        ratios = [f"{(b / a if versus == 'peer' else a / b):.1f}x" for a, b in pairs]
+    return (f"| {tool} | {res['wall_s']:.1f} s | {cpu:.1f} s | {rss:,.0f} MB | "
+            f"{rss / size_mb:.1f}x | {ratios[0]} | {ratios[1]} |")
+
+
+HEADER = ("| tool | wall | CPU | peak RSS | RSS / run size | wall ratio | CPU ratio |\n"
+          "|---|---|---|---|---|---|---|")
 
 
 def main() -> None:
+    global SKRANK
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2,7", help="millions of lines (2 and/or 7)")
     parser.add_argument("--dir", help="where to write the files (kept)")
     parser.add_argument("--ranx-limit", type=float, default=300.0)
     parser.add_argument("--no-ranx", action="store_true")
     parser.add_argument("--no-pytrec", action="store_true")
+    parser.add_argument("--interleaved", action="store_true",
+                        help="also the run with its topics dealt out (read whole)")
     parser.add_argument("--memory", action="store_true", help="the bounded-memory check")
     parser.add_argument("--big-gb", type=float, default=1.5)
+    parser.add_argument("--skrank", help="command that runs skrank (default: python -m "
+                                         "skrank.cli)")
     args = parser.parse_args()
+    if args.skrank:
+        SKRANK = args.skrank.split()
     folder = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="skrank_runs_"))
     folder.mkdir(parents=True, exist_ok=True)
     ranx_2m = None
-    subprocess.run([PYTHON, "-c", "import skrank"], check=True)  # an editable build rebuilds
+    subprocess.run([*SKRANK, "--version"], check=True)  # an editable build rebuilds
     try:
         for millions in [int(x) for x in args.sizes.split(",")]:
             n_topics = millions * 1000
@@ -203,26 +252,36 @@ def main() -> None:
             size_mb = run.stat().st_size / 2**20
             print(f"\n{millions}M lines: {run} ({size_mb:.0f} MB), {qrels} "
                   f"({qrels.stat().st_size / 2**20:.0f} MB)", flush=True)
-            print("| tool | wall | peak RSS | RSS / run size |\n|---|---|---|---|")
+            print(HEADER)
             sk = timed(skrank_cmd(qrels, run))
             print(row("`skrank eval --preset trec_eval`", sk, size_mb), flush=True)
+            floor = timed([PYTHON, "-c", FLOOR, str(run)])
+            print(row("floor: pyarrow `read_csv` of the 3 used columns (ratio: skrank / floor)",
+                      floor, size_mb, sk, versus="floor"), flush=True)
+            pt = rx = None
             if not args.no_pytrec:
                 pt = timed([PYTHON, "-c", PYTREC, str(qrels), str(run)])
-                print(row("pytrec_eval (parsing into dicts included)", pt, size_mb), flush=True)
+                print(row("pytrec_eval (parsing into dicts included)", pt, size_mb, sk),
+                      flush=True)
             if not args.no_ranx:
-                limit = None
                 if ranx_2m is not None and ranx_2m * millions / 2 > args.ranx_limit:
                     rx = {"timeout": ranx_2m * millions / 2}
                 else:
-                    rx = timed([PYTHON, "-c", RANX, str(qrels), str(run)], limit)
+                    rx = timed([PYTHON, "-c", RANX, str(qrels), str(run)])
                     if millions == 2 and "wall_s" in rx:
                         ranx_2m = rx["wall_s"]
-                print(row("ranx `from_file` + `evaluate`", rx, size_mb), flush=True)
+                print(row("ranx `from_file` + `evaluate`", rx, size_mb, sk), flush=True)
+            if args.interleaved:
+                run.unlink()
+                _, run = write_files(folder, n_topics, interleave=True, tag="_interleaved")
+                il = timed(skrank_cmd(qrels, run))
+                print(row("`skrank eval`, the run interleaved (read whole)", il, size_mb, sk),
+                      flush=True)
             print("values:")
             print("  skrank:", " ".join(line.split("\t")[0].strip() + "=" +
                                           line.split("\t")[2] for line in
                                           sk.get("stdout", "").splitlines()[1:]))
-            for name, res in (("pytrec_eval", locals().get("pt")), ("ranx", locals().get("rx"))):
+            for name, res in (("floor", floor), ("pytrec_eval", pt), ("ranx", rx)):
                 if res and res.get("stdout"):
                     print(f"  {name}:", res["stdout"].strip())
             run.unlink()
@@ -235,6 +294,7 @@ def main() -> None:
                 res = timed([*skrank_cmd(qrels, run), "--progress", "never"])
                 how = "interleaved (read whole)" if interleave else "topic-contiguous (batches)"
                 print(f"\n{how}: {run.stat().st_size / 1e9:.2f} GB, {n_topics:,} topics")
+                print(HEADER)
                 print(row(f"`skrank eval`, {how}", res, size_mb), flush=True)
                 if res.get("rc"):
                     print(res.get("stderr"))
@@ -242,7 +302,8 @@ def main() -> None:
     finally:
         if not args.dir:
             shutil.rmtree(folder, ignore_errors=True)
-    print(json.dumps({"python": sys.version.split()[0], "cpus": os.cpu_count()}))
+    print(json.dumps({"python": sys.version.split()[0], "cpus": os.cpu_count(),
+                      "load": os.getloadavg()}))
 
 
 if __name__ == "__main__":
