@@ -95,3 +95,23 @@ def test_the_check_sees_relative_and_absolute_imports(tmp_path):
 def test_imports_point_down():
     wrong = _upward()
     assert not wrong, "imports that do not point down (file, unit, imported unit): " + str(wrong)
+
+
+def _documented_levels(page: Path = SRC.parents[1] / "docs" / "architecture.rst"):
+    """The level of each unit in the table of the architecture page (the units column spans
+    the characters under its ``=====`` rule; a row may continue on the next lines)."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    rules = [i for i, line in enumerate(lines) if line.startswith("=====  ====")]
+    start, stop = lines[rules[0]].split("  ")[1], rules[2]
+    units_at = slice(len("=====  "), len("=====  ") + len(start))
+    levels, level = {}, None
+    for line in lines[rules[1] + 1:stop]:
+        if line[:5].strip():
+            level = int(line[:5])
+        for name in line[units_at].split("``")[1::2]:
+            levels[name] = level
+    return levels
+
+
+def test_the_architecture_page_has_the_same_table():
+    assert _documented_levels() == LEVELS
