@@ -27,6 +27,9 @@ Experiments
     totals for cluster-randomised experiments) in an :class:`ExperimentResult`;
     :func:`decide` turns it into ship / do not ship / inconclusive (one primary metric,
     guardrails as non-inferiority tests, corrections across arms and metrics).
+    :func:`event_metrics` builds that table from an event log (CTR@k, abandonment,
+    reformulation, time to first click, dwell, conversion, retention; an
+    :class:`EventUnits`).
 Peeking and planning
     :func:`always_valid_test` (mixture sequential tests: p-values and confidence sequences
     valid at every look); :func:`group_sequential_bounds` for planned looks (Lan-DeMets alpha
@@ -61,6 +64,17 @@ from ._counterfactual import (
     snips,
 )
 from ._decision import DIRECTIONS, MARGIN_SCALES, decide
+from ._events import (
+    ABANDONMENT_DEFINITIONS,
+    CONVERSION_DEFINITIONS,
+    EVENT_METRICS,
+    LAST_CLICK_RULES,
+    REFORMULATION_DEFINITIONS,
+    RETENTION_CENSORING,
+    TIME_TO_CLICK_DEFINITIONS,
+    EventUnits,
+    event_metrics,
+)
 from ._experiment import analyze_experiment
 from ._interleaving import (
     COMMON_PREFIX_RULES,
@@ -100,22 +114,30 @@ from ._sequential import (
 )
 
 __all__ = [
+    "ABANDONMENT_DEFINITIONS",
     "ALTERNATIVES",
     "ALWAYS_VALID_METHODS",
     "CI_METHODS",
     "COMMON_PREFIX_RULES",
+    "CONVERSION_DEFINITIONS",
     "CTR_DEFINITIONS",
     "DIRECTIONS",
+    "EVENT_METRICS",
     "EXHAUSTED_RULES",
     "INTERLEAVING_METHODS",
+    "LAST_CLICK_RULES",
     "MARGIN_SCALES",
     "NO_CLICK_RULES",
+    "REFORMULATION_DEFINITIONS",
+    "RETENTION_CENSORING",
     "SEQUENTIAL_ALTERNATIVES",
     "SPENDING_FUNCTIONS",
+    "TIME_TO_CLICK_DEFINITIONS",
     "AlwaysValidResult",
     "CascadeModel",
     "Decision",
     "DecisionTest",
+    "EventUnits",
     "ExperimentResult",
     "GroupSequentialBounds",
     "Interleaving",
@@ -139,6 +161,7 @@ __all__ = [
     "duration_days",
     "estimate_propensities_shuffle",
     "estimate_propensities_swap",
+    "event_metrics",
     "group_sequential_bounds",
     "independent_ips",
     "inflation_factor",
