@@ -260,13 +260,17 @@ def test_one_rng_check_and_one_int_check():
 
 
 def test_one_pvalue_format_for_results_and_segment_tables():
-    from skrank.segments import _fmt_p
-    from skrank.stats._results import _fmt_p as results_fmt_p
     from skrank.stats._results import format_p
 
-    assert _fmt_p is format_p and results_fmt_p is format_p
     assert [format_p(p) for p in (None, float("nan"), 0.0, 3.21e-7, 1e-4, 0.04567, 1.0)] == [
         "n/a", "n/a", "0.0000", "3.2e-07", "0.0001", "0.0457", "1.0000"]
+    # every module that prints p-values prints them with it, and has no formatter of its own
+    import importlib
+
+    for name in ("skrank.segments._table", "skrank.reports._render", "skrank.reports._html"):
+        module = importlib.import_module(name)
+        assert module.format_p is format_p, name
+        assert not hasattr(module, "_fmt_p"), name
 
 
 def test_input_error_and_as_column():

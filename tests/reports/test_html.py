@@ -26,7 +26,8 @@ import pytest
 import skrank
 from skrank.io import read_table
 from skrank.reports import build_report, metric_at_k
-from skrank.segments import _fmt_ci, _fmt_num, _fmt_p, by_candidates, by_column, count_candidates
+from skrank.segments import _fmt_ci, _fmt_num, by_candidates, by_column, count_candidates
+from skrank.stats._results import format_p
 
 FIXTURE = Path(__file__).resolve().parent.parent / "data" / "fixture_seed" / "fixture.csv"
 FAST = dict(n_resamples=2000, n_permutations=2000)
@@ -60,10 +61,10 @@ def _key_numbers(report) -> list[str]:
         c = row.comparison
         numbers += [_fmt_num(c.mean_a), _fmt_num(c.mean_b),
                     _fmt_num(c.mean_difference, signed=True), _fmt_ci(c.ci_bca),
-                    _fmt_p(row.pvalue), _fmt_p(row.pvalue_adjusted)]
+                    format_p(row.pvalue), format_p(row.pvalue_adjusted)]
     for table in report.segments:
         for r in table:
-            numbers += [_fmt_num(r.difference, signed=True), _fmt_p(r.pvalue_adjusted)]
+            numbers += [_fmt_num(r.difference, signed=True), format_p(r.pvalue_adjusted)]
     text = report.to_text()
     missing = [n for n in numbers if n not in text]
     assert missing == [], f"not in the text report: {missing}"

@@ -362,6 +362,9 @@ def test_metric_at_k_equals_evaluate_at_each_k():
                                     ties="optimistic")[f"ndcg@{k}"].value
     with pytest.raises(InvalidParameterError, match="'ks' parameter of metric_at_k"):
         metric_at_k(y, s, qid, ks=[])
+    # the errors of the evaluate call name metric_at_k, the function the user called
+    with pytest.raises(InvalidParameterError, match="'n_jobs' parameter of metric_at_k must"):
+        metric_at_k(y, s, qid, ks=[1], n_jobs=0)
 
 
 def test_plots_draw_what_they_say(two):

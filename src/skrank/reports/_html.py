@@ -18,7 +18,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..segments import SMALL_SEGMENT, _fmt_ci, _fmt_num, _fmt_p
+from ..segments import SMALL_SEGMENT, _fmt_ci, _fmt_num
+from ..stats._results import format_p
 from ._render import _comparison_method, _comparison_rows, _headline, _segment_title, _version
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -227,12 +228,12 @@ def _one_comparison(report: Report, row: Any, fig: _Figures) -> list[str]:
     conv = report.conventions(c.metric)
     diff = _fmt_num(c.mean_difference, signed=True)
     p_corr = ("uncorrected (primary)" if row.role == "primary" or len(report.comparisons) == 1
-              else f"{report.settings['correction']}-corrected {_fmt_p(row.pvalue_adjusted)}")
+              else f"{report.settings['correction']}-corrected {format_p(row.pvalue_adjusted)}")
     out = [f"<h3>{_e(row.name)}: {_e(c.name_a)} vs {_e(c.name_b)}</h3>",
            f"<p>mean {_e(c.name_a)} <b>{_fmt_num(c.mean_a)}</b>, {_e(c.name_b)} "
            f"<b>{_fmt_num(c.mean_b)}</b>, difference <b class=\"{_signed_class(diff)[1:]}\">"
            f"{diff}</b>, {c.confidence * 100:g}% CI {_e(_fmt_ci(c.ci_bca))}, "
-           f"p = {_fmt_p(row.pvalue)} ({_e(report.settings['test'])}; {_e(p_corr)}); "
+           f"p = {format_p(row.pvalue)} ({_e(report.settings['test'])}; {_e(p_corr)}); "
            f"{c.wins} wins, {c.ties} ties, {c.losses} losses.</p>",
            f'<p class="muted">{_e(conv)}</p>']
     out.append(fig(plot_differences, f"Per-query differences {c.name_a} - {c.name_b} on "

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import check_choice, param_error
+from .._validation import check_choice, param_error, relabel
 from ..metrics._spec import Metric
 from ..segments import SegmentTable
 from ..stats import ComparisonTable, PairedComparison
@@ -247,8 +247,8 @@ def metric_at_k(y_true: Any, y_score: Any, qid: Any = None, *, metric: str = "nd
     if not k_list:
         raise param_error("ks", "a non-empty sequence of cutoffs", ks, "metric_at_k")
     names = [Metric(base.name, k) for k in k_list]
-    res = evaluate(y_true, y_score, qid, metrics=names, _caller="metric_at_k",
-                   **evaluate_kwargs)
+    with relabel("metric_at_k"):
+        res = evaluate(y_true, y_score, qid, metrics=names, **evaluate_kwargs)
     return np.asarray(k_list), np.array([res[m].value for m in names], dtype=np.float64)
 
 

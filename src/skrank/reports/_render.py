@@ -14,7 +14,8 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..metrics._spec import _TREC_FAMILY_OF, _TREC_PLAIN_OF, Metric
-from ..segments import _fmt_ci, _fmt_num, _fmt_p, _text_table
+from ..segments import _fmt_ci, _fmt_num, _text_table
+from ..stats._results import format_p
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._report import Report
@@ -84,8 +85,8 @@ def _comparison_rows(report: Report) -> tuple[list[str], list[list[str]]]:
         name = row.name + (" (primary)" if row.role == "primary" else "")
         body.append([
             name, str(c.n), _fmt_num(c.mean_a), _fmt_num(c.mean_b),
-            _fmt_num(c.mean_difference, signed=True), _fmt_ci(c.ci_bca), _fmt_p(row.pvalue),
-            _fmt_p(row.pvalue_adjusted) + (" *" if row.reject else ""),
+            _fmt_num(c.mean_difference, signed=True), _fmt_ci(c.ci_bca), format_p(row.pvalue),
+            format_p(row.pvalue_adjusted) + (" *" if row.reject else ""),
             f"{c.wins}/{c.ties}/{c.losses}", _fmt_num(c.mdd.value),
         ])
     return header, body

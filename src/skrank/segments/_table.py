@@ -19,9 +19,10 @@ from .._validation import (
 from ..stats import Interval, PairedComparison, multiple_comparisons, paired_comparison
 from ..stats._checks import ALTERNATIVE, OPEN_UNIT, POSITIVE_INT
 from ..stats._corrections import CORRECTIONS, TESTS
+from ..stats._results import format_p
 from ._common import _as_1d, _listing, _same_length
 from ._segmentation import Segmentation
-from ._text import _fmt_ci, _fmt_num, _fmt_p, _text_table
+from ._text import _fmt_ci, _fmt_num, _text_table
 
 #: Below this many queries a segment's bootstrap interval is flagged as unreliable.
 SMALL_SEGMENT = 10
@@ -212,8 +213,8 @@ class SegmentTable:
         for r in self.rows:
             body.append([
                 r.segment, str(r.n), _fmt_num(r.mean_a), _fmt_num(r.mean_b),
-                _fmt_num(r.difference, signed=True), _fmt_ci(r.ci), _fmt_p(r.pvalue),
-                _fmt_p(r.pvalue_adjusted) + (" *" if r.reject else ""),
+                _fmt_num(r.difference, signed=True), _fmt_ci(r.ci), format_p(r.pvalue),
+                format_p(r.pvalue_adjusted) + (" *" if r.reject else ""),
                 f"{r.wins}/{r.ties}/{r.losses}",
             ])
         return header, body

@@ -1,4 +1,5 @@
-"""Numbers, p-values, intervals and aligned tables as text, for the segment tables and reports."""
+"""Numbers, intervals and aligned tables as text, for the segment tables and reports
+(p-values: :func:`skrank.stats._results.format_p`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import math
 from collections.abc import Sequence
 
 from ..stats import Interval
-from ..stats._results import format_p
 
 
 def _fmt_num(x: float | None, digits: int = 4, signed: bool = False) -> str:
@@ -14,9 +14,6 @@ def _fmt_num(x: float | None, digits: int = 4, signed: bool = False) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
     return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
-
-
-_fmt_p = format_p  # the one p-value format (skrank.stats)
 
 
 def _fmt_ci(ci: Interval | None) -> str:

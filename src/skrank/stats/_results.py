@@ -64,9 +64,6 @@ def format_p(p: float | None) -> str:
     return f"{p:.1e}" if 0 < p < 1e-4 else f"{p:.4f}"
 
 
-_fmt_p = format_p
-
-
 def _fmt_qid(q: Any) -> str:
     return repr(q) if isinstance(q, str) else str(q)
 
@@ -188,16 +185,17 @@ class SignificanceTest:
             how = "exact, all" if self.exact else "Monte Carlo,"
             return (
                 f"randomisation test (sign-flip, {how} {self.n_resamples:,} sign patterns): "
-                f"p = {_fmt_p(self.pvalue)}"
+                f"p = {format_p(self.pvalue)}"
             )
         if self.name == "t":
             return (
                 f"paired t-test: t({self.df}) = {_fmt(self.statistic, 3)}, "
-                f"p = {_fmt_p(self.pvalue)}"
+                f"p = {format_p(self.pvalue)}"
             )
         extra = f", {self.n_zero} zero differences dropped" if self.n_zero else ""
         return (
-            f"Wilcoxon signed-rank: W = {_fmt(self.statistic, 1)}, p = {_fmt_p(self.pvalue)}{extra}"
+            f"Wilcoxon signed-rank: W = {_fmt(self.statistic, 1)}, "
+            f"p = {format_p(self.pvalue)}{extra}"
         )
 
 
@@ -566,7 +564,7 @@ class MultipleComparisons:
         ]
         for name, p, q, r in zip(names, self.pvalues, self.pvalues_adjusted, self.reject):
             verdict = "yes" if r else "no"
-            lines.append(f"  {name:<{width}}  {_fmt_p(p):>8}  {_fmt_p(q):>8}  {verdict}")
+            lines.append(f"  {name:<{width}}  {format_p(p):>8}  {format_p(q):>8}  {verdict}")
         return "\n".join(lines)
 
 
@@ -701,8 +699,8 @@ class ComparisonTable:
                 _fmt(c.mean_b),
                 _fmt(c.mean_difference, signed=True),
                 str(c.ci_bca),
-                _fmt_p(r.pvalue),
-                _fmt_p(r.pvalue_adjusted) + (" *" if r.reject else ""),
+                format_p(r.pvalue),
+                format_p(r.pvalue_adjusted) + (" *" if r.reject else ""),
                 f"{c.wins}/{c.ties}/{c.losses}",
                 _fmt(c.mdd.value),
             ])
