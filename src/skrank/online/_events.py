@@ -48,9 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import BOOL, Interval, Options, Satisfies, validate_params
+from .._validation import BOOL, Interval, Options, Satisfies, input_error, validate_params
 from ._experiment import analyze_experiment, arm_codes
-from ._utils import input_error
 
 __all__ = [
     "ABANDONMENT_DEFINITIONS",
@@ -452,26 +451,28 @@ def event_metrics(
                             "equal times", "click_owner": "last query before it in its session"}
 
     if "ctr" in wanted:
-        pos = np.asarray(frame[position].to_numpy(), dtype=np.float64)[order][c_rows_att]
+        try:
+            pos = np.asarray(frame[position].to_numpy(), dtype=np.float64)[order][click_rows]
+        except (TypeError, ValueError):
+            raise input_error("position", "a column of numbers", f"column {position!r}",
+                              _CALLER) from None
         bad = ~(np.isfinite(pos) & (pos >= 1) & (pos == np.round(pos)))
         if bad.any():
-            i = int(order[c_rows_att[np.argmax(bad)]])
+            j = int(np.argmax(bad))
             raise input_error("position", "an int >= 1 (1-based) on every click row",
-                              f"{pos[np.argmax(bad)]!r} at row {i}", _CALLER)
-        top = pos <= k
+                              f"{float(pos[j])!r} at row {int(order[click_rows[j]])}", _CALLER)
+        top = pos[c_att] <= k
         if ctr_definition == "any_click":
             hit = np.bincount(c_q[top], minlength=nq) > 0
             num = f"clicked_queries@{k}"
         else:
-            keep = top
+            kept_q = c_q[top]
             if repeat_clicks == "first":
-                items = _codes(frame[item], "item")[order][c_rows_att]
-                o2 = np.lexsort((items, c_q))            # stable: earliest first within pairs
-                dup = np.zeros(c_q.size, dtype=bool)
-                same = (c_q[o2][1:] == c_q[o2][:-1]) & (items[o2][1:] == items[o2][:-1])
-                dup[o2[1:][same]] = True
-                keep = top & ~dup
-            hit = np.bincount(c_q[keep], minlength=nq)
+                items = _codes(frame[item], "item")[order][c_rows_att][top]
+                o2 = np.lexsort((items, kept_q))         # stable: earliest first within pairs
+                same = (kept_q[o2][1:] == kept_q[o2][:-1]) & (items[o2][1:] == items[o2][:-1])
+                kept_q = np.delete(kept_q, o2[1:][same])
+            hit = np.bincount(kept_q, minlength=nq)
             num = f"clicks@{k}"
         cols[num] = per_unit_from_queries(hit.astype(np.float64))
         out_metrics[f"ctr@{k}"] = (num, "queries")
@@ -562,13 +563,13 @@ def event_metrics(
     n_censored = None
     if "retention" in wanted:
         d1, d2 = (float(x) * _DAY for x in retention_window)
-        u_start = np.flatnonzero(new_user)
-        first_t = t[u_start][usr]                        # each event's user's first time
-        since = t - first_t
+        # a user's sessions are sorted by id, not time: the first event is the minimum
+        user_first = np.minimum.reduceat(t, np.flatnonzero(new_user))
+        since = t - user_first[usr]
         active = (since >= d1) & (since < d2)
         retained = np.bincount(usr, weights=active * 1.0, minlength=n_users) > 0
-        eligible = t[u_start] + d2 <= t.max() if retention_censoring == "exclude" \
-            else np.ones(n_users, dtype=bool)
+        eligible = (user_first + d2 <= t.max() if retention_censoring == "exclude"
+                    else np.ones(n_users, dtype=bool))
         n_censored = int(n_users - eligible.sum())
         cols["retained"] = (retained & eligible) * 1.0
         cols["retention_eligible"] = eligible * 1.0
