@@ -17,14 +17,16 @@ scikit-learn refuses.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._validation import check_int, param_error
 from ..exceptions import InputError
 from ._common import Source, decode, read_bytes, source_name, to_array, where
+
+if TYPE_CHECKING:  # scipy.sparse is imported when a file is read (0.2 s)
+    import scipy.sparse as sp
 
 __all__ = ["LibSVMData", "read_libsvm"]
 
@@ -133,6 +135,8 @@ def _load_svmlight(data: bytes, zero_based: bool, n_features: int | None
         return None
     X = X.tocsr()
     if n_features is None and not X.nnz:  # no feature at all: no column (scikit-learn: one)
+        import scipy.sparse as sp
+
         X = sp.csr_matrix((n_rows, 0), dtype=np.float64)
     return LibSVMData(X=X, y=np.asarray(y, dtype=np.float64),
                       qid=np.asarray(qid, dtype=np.int64) if qid.shape[0] else None)
@@ -248,6 +252,8 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
 
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
+    import scipy.sparse as sp
+
     X = sp.csr_matrix((val, col, indptr), shape=(n_rows, n_features))
     X.sort_indices()
     return LibSVMData(X=X, y=y, qid=qid)
