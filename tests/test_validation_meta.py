@@ -21,6 +21,7 @@ import pytest
 
 import skrank
 import skrank.fairness
+import skrank.online
 import skrank.scorers
 import skrank.segments
 import skrank.stats
@@ -45,7 +46,7 @@ from skrank.exceptions import InvalidParameterError
 
 # skrank.recsys is not here yet: its public functions are not declared with validate_params
 FACADES = [skrank, skrank.stats, skrank.scorers, skrank.survival, skrank.uplift, skrank.segments,
-           skrank.fairness]
+           skrank.fairness, skrank.online]
 
 # public functions without declared parameters of their own, and why
 EXEMPT: dict[str, str] = {}
@@ -64,7 +65,8 @@ def _public_functions():
 FUNCTIONS = _public_functions()
 
 # candidates for "a clearly invalid value": the first one a declaration refuses is used
-_CANDIDATES = ("not-a-choice", -1, 0, 1.5, -0.5, 2.0, float("nan"), object(), (2.0, 1.0), 3)
+_CANDIDATES = ("not-a-choice", -1, 0, 1.5, -0.5, 2.0, float("nan"), object(), (2.0, 1.0), 3,
+               None)
 
 
 def _invalid(rule):
@@ -257,6 +259,13 @@ def test_one_rng_check_and_one_int_check():
     assert as_generator(7).integers(10**9) == np.random.default_rng(7).integers(10**9)
     with pytest.raises(InvalidParameterError, match=r"'n' parameter of f must be an int >= 2"):
         check_int("n", 1, min_value=2, caller="f")
+    # skrank.online checks through these too, and has no validators of its own
+    import skrank._validation
+    import skrank.online._utils
+
+    for name in ("check_rng", "check_positive_int", "check_confidence_level"):
+        assert not hasattr(skrank.online._utils, name), name
+    assert skrank.online._utils.input_error is skrank._validation.input_error
 
 
 def test_one_pvalue_format_for_results_and_segment_tables():
@@ -267,7 +276,8 @@ def test_one_pvalue_format_for_results_and_segment_tables():
     # every module that prints p-values prints them with it, and has no formatter of its own
     import importlib
 
-    for name in ("skrank.segments._table", "skrank.reports._render", "skrank.reports._html"):
+    for name in ("skrank.segments._table", "skrank.reports._render", "skrank.reports._html",
+                 "skrank.online._results"):
         module = importlib.import_module(name)
         assert module.format_p is format_p, name
         assert not hasattr(module, "_fmt_p"), name

@@ -192,7 +192,7 @@ def test_bad_input():
         two_proportion_ztest(1, 10, 0, 0)
     with pytest.raises(InvalidParameterError, match=r"'alternative'.*'two-sided'"):
         two_proportion_ztest(1, 10, 2, 10, alternative="larger")
-    with pytest.raises(InvalidParameterError, match=r"'baseline'.*in \(0, 1\). Got 1.5"):
+    with pytest.raises(InvalidParameterError, match=r"'baseline'.*interval \(0, 1\)\. Got 1.5"):
         sample_size_per_arm(1.5, 0.1)
     with pytest.raises(InvalidParameterError, match=r"'effect'.*non-zero"):
         sample_size_per_arm(0.1, 0.0)

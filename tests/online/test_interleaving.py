@@ -439,7 +439,7 @@ def test_bad_parameters():
         il.credit([1, 0], common_prefix="skip")
     with pytest.raises(InvalidParameterError, match=r"'no_click'.*'drop', 'tie'"):
         interleaving_test([1.0], no_click="ignore")
-    with pytest.raises(InvalidParameterError, match=r"'confidence_level'.*in \(0, 1\)"):
+    with pytest.raises(InvalidParameterError, match=r"'confidence_level'.*open interval \(0, 1\)"):
         interleaving_test([1.0], confidence_level=95)
     with pytest.raises(InvalidParameterError, match=r"'wins' parameter of sign_test"):
         sign_test(-1, 3)

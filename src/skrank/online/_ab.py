@@ -24,8 +24,15 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._validation import check_choice, check_int, param_error
-from ..stats._checks import ALTERNATIVES, check_alternative
+from .._validation import (
+    BOOL,
+    Options,
+    Satisfies,
+    check_choice,
+    param_error,
+    validate_params,
+)
+from ..stats._checks import ALTERNATIVE, ALTERNATIVES, NONNEG_INT, OPEN_UNIT, POSITIVE_INT
 from ..stats._power import critical_value
 from ..stats._results import Interval
 from ._clicks import CTR_DEFINITIONS
@@ -33,7 +40,6 @@ from ._results import RatioEstimate, ZTestResult
 from ._utils import (
     as_float_array,
     check_binary,
-    check_confidence_level,
     check_same_length,
     input_error,
     normal_ci,
@@ -56,13 +62,18 @@ def _click_matrix(clicks: Any, k: int | None, caller: str) -> np.ndarray:
     c = check_binary("clicks", as_float_array("clicks", clicks, caller, ndim=2), caller)
     if c.shape[0] == 0:
         raise input_error("clicks", "at least one impression", "0 impressions", caller)
-    k = check_int("k", k, min_value=1, allow_none=True, caller=caller)
+    k = None if k is None else int(k)
     if k is not None and k > c.shape[1]:
         raise input_error("clicks", f"at least k={k} positions (pad with 0)",
                           f"{c.shape[1]} positions", caller)
     return c[:, :k] if k is not None else c
 
 
+# the cutoff k of the click-log functions: None is every position
+_CUTOFF = [POSITIVE_INT, None]
+
+
+@validate_params({"definition": Options(CTR_DEFINITIONS), "k": _CUTOFF})
 def ctr_at_k(clicks: Any, k: int | None = None, *, definition: str) -> float:
     """Click-through rate at ``k`` of a click log, under a named definition.
 
@@ -93,7 +104,6 @@ def ctr_at_k(clicks: Any, k: int | None = None, *, definition: str) -> float:
     0.75
     """
     caller = "ctr_at_k"
-    check_choice("definition", definition, CTR_DEFINITIONS, caller)
     if definition == "positional":
         warnings.warn(
             "ctr_at_k(definition='positional') is deprecated: it returns an array where "
@@ -108,6 +118,7 @@ def ctr_at_k(clicks: Any, k: int | None = None, *, definition: str) -> float:
     return float(top.any(axis=1).mean())
 
 
+@validate_params({"k": _CUTOFF})
 def ctr_by_position(clicks: Any, k: int | None = None) -> np.ndarray:
     """Click rate of each of the top ``k`` positions of a click log.
 
@@ -141,10 +152,14 @@ def _p_value(z: float, alternative: str) -> float:
     return float(special.ndtr(z))
 
 
-def _count(name: str, value: Any, caller: str, minimum: int = 0) -> int:
-    return int(check_int(name, value, min_value=minimum, caller=caller))
-
-
+@validate_params({
+    "n_a": POSITIVE_INT,
+    "n_b": POSITIVE_INT,
+    "successes_a": NONNEG_INT,
+    "successes_b": NONNEG_INT,
+    "alternative": ALTERNATIVE,
+    "confidence_level": OPEN_UNIT,
+})
 def two_proportion_ztest(
     successes_a: int,
     n_a: int,
@@ -184,16 +199,12 @@ def two_proportion_ztest(
     (2.1027, 0.0355)
     """
     caller = "two_proportion_ztest"
-    n_a = _count("n_a", n_a, caller, 1)
-    n_b = _count("n_b", n_b, caller, 1)
-    x_a = _count("successes_a", successes_a, caller)
-    x_b = _count("successes_b", successes_b, caller)
+    n_a, n_b, x_a, x_b = int(n_a), int(n_b), int(successes_a), int(successes_b)
     if x_a > n_a:
         raise param_error("successes_a", f"an int in [0, n_a={n_a}]", x_a, caller)
     if x_b > n_b:
         raise param_error("successes_b", f"an int in [0, n_b={n_b}]", x_b, caller)
-    alternative = check_alternative(alternative, caller)
-    level = check_confidence_level(confidence_level, caller)
+    level = float(confidence_level)
     p_a, p_b = x_a / n_a, x_b / n_b
     pooled = (x_a + x_b) / (n_a + n_b)
     se0 = math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
@@ -224,6 +235,15 @@ def _ztest_result(
     )
 
 
+@validate_params({
+    "baseline": OPEN_UNIT,
+    "alpha": OPEN_UNIT,
+    "power": OPEN_UNIT,
+    "relative": BOOL,
+    "effect": Satisfies(lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool)
+                        and v != 0 and math.isfinite(v), "a finite non-zero real number"),
+    "alternative": ALTERNATIVE,
+})
 def sample_size_per_arm(
     baseline: float,
     effect: float,
@@ -283,21 +303,11 @@ def sample_size_per_arm(
     17888
     """
     caller = "sample_size_per_arm"
-    for name, v in (("baseline", baseline), ("alpha", alpha), ("power", power)):
-        ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and 0 < v < 1
-        if not ok:
-            raise param_error(name, "a real number in (0, 1)", v, caller)
-    if not isinstance(relative, bool):
-        raise param_error("relative", "a bool", relative, caller)
-    ok = isinstance(effect, numbers.Real) and not isinstance(effect, bool) and effect != 0
-    if not (ok and math.isfinite(effect)):
-        raise param_error("effect", "a finite non-zero real number", effect, caller)
-    alternative = check_alternative(alternative, caller)
     if looks is not None:
         from ._sequential import SPENDING_FUNCTIONS, _information
 
         looks = _information(looks, caller, "looks")
-        check_choice("spending", spending, SPENDING_FUNCTIONS, caller)
+        check_choice("spending", spending, SPENDING_FUNCTIONS, caller)  # used with looks only
     p1 = float(baseline)
     delta = float(effect) * p1 if relative else float(effect)
     p2 = p1 + delta
@@ -332,6 +342,7 @@ def _ratio_parts(numerator: Any, denominator: Any, caller: str, suffix: str = ""
     return float(r[0]), float(var[0]), x.size
 
 
+@validate_params({"confidence_level": OPEN_UNIT})
 def ratio_metric(
     numerator: Any, denominator: Any, *, confidence_level: float = 0.95
 ) -> RatioEstimate:
@@ -361,12 +372,13 @@ def ratio_metric(
     0.091998
     """
     caller = "ratio_metric"
-    level = check_confidence_level(confidence_level, caller)
+    level = float(confidence_level)
     r, var, n = _ratio_parts(numerator, denominator, caller)
     se = math.sqrt(var)
     return RatioEstimate(r, var, se, Interval(*normal_ci(r, se, level), level, "normal"), level, n)
 
 
+@validate_params({"alternative": ALTERNATIVE, "confidence_level": OPEN_UNIT})
 def ratio_ztest(
     numerator_a: Any,
     denominator_a: Any,
@@ -402,8 +414,7 @@ def ratio_ztest(
     0.225
     """
     caller = "ratio_ztest"
-    alternative = check_alternative(alternative, caller)
-    level = check_confidence_level(confidence_level, caller)
+    level = float(confidence_level)
     r_a, v_a, n_a = _ratio_parts(numerator_a, denominator_a, caller, "_a")
     r_b, v_b, n_b = _ratio_parts(numerator_b, denominator_b, caller, "_b")
     se = math.sqrt(v_a + v_b)

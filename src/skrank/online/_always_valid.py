@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, param_error
+from .._validation import Options, param_error, validate_params
+from ..stats._checks import OPEN_UNIT
 from ._experiment import _as_frame, _column
 from ._results import AlwaysValidResult
 from ._utils import input_error
@@ -65,6 +66,7 @@ def _cumulative(y: np.ndarray, treated: np.ndarray, look_codes: np.ndarray, n_lo
     return n, mean + shift, ss
 
 
+@validate_params({"method": Options(ALWAYS_VALID_METHODS), "alpha": OPEN_UNIT})
 def always_valid_test(
     data: Any,
     *,
@@ -140,7 +142,6 @@ def always_valid_test(
         if not isinstance(value, str) or value not in frame.columns:
             raise param_error(name, f"the name of a column of data (columns: "
                               f"{list(frame.columns)})", value, _CALLER)
-    method = check_choice("method", method, ALWAYS_VALID_METHODS, _CALLER)
     if method == "normal":
         if phi is not None:
             raise param_error("phi", "None with method='normal' (which uses mixing_variance)",
@@ -154,9 +155,6 @@ def always_valid_test(
             raise param_error("mixing_variance", "None with method='t' (which uses phi)",
                               mixing_variance, _CALLER)
         scale = 1.0 if phi is None else _positive("phi", phi)
-    ok = isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
-    if not (ok and 0 < alpha < 1):
-        raise param_error("alpha", "a real number in (0, 1)", alpha, _CALLER)
 
     arm_values = frame[arm].to_numpy()
     arms_arr, codes = np.unique(arm_values, return_inverse=True)

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int, param_error
-from ._utils import as_float_array, as_int_array, check_probabilities, check_rng, input_error
+from .._validation import as_generator, check_choice, check_int, param_error
+from ._utils import as_float_array, as_int_array, check_probabilities, input_error
 
 __all__ = ["CTR_DEFINITIONS", "CascadeModel", "PositionBasedModel"]
 
@@ -156,7 +156,7 @@ class _ClickModel:
         """
         name = f"{type(self).__name__}.simulate"
         arr = self._labels(labels, name)
-        return self._simulate(arr, check_rng(rng, name))
+        return self._simulate(arr, as_generator(rng, name))
 
     def _simulate(
         self, labels: np.ndarray, rng: np.random.Generator

@@ -34,19 +34,24 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, param_error, renamed_parameters
+from .._validation import (
+    Described,
+    Options,
+    Satisfies,
+    as_generator,
+    renamed_parameters,
+    validate_params,
+)
 from ..exceptions import InputError
 from ..stats._bootstrap import percentile_interval
+from ..stats._checks import OPEN_UNIT, POSITIVE_INT
 from ..stats._results import Interval
 from ._results import OffPolicyEstimate, PropensityEstimate
 from ._utils import (
     as_float_array,
     as_int_array,
     check_binary,
-    check_confidence_level,
-    check_positive_int,
     check_probabilities,
-    check_rng,
     check_same_length,
     input_error,
     normal_ci,
@@ -77,13 +82,20 @@ def _kish_ess(w: np.ndarray) -> float:
     return float(np.sum(w) ** 2 / s2) if s2 > 0 else 0.0
 
 
-def _check_max_weight(max_weight: Any, caller: str) -> float | None:
-    if max_weight is None:
-        return None
-    ok = isinstance(max_weight, numbers.Real) and not isinstance(max_weight, bool)
-    if ok and max_weight > 0 and not math.isnan(max_weight):
-        return float(max_weight)
-    raise param_error("max_weight", "None or a real number > 0", max_weight, caller)
+# what every estimator declares: its confidence interval (the rng is checked where the
+# bootstrap draws from it, as a normal interval does not use it)
+_CI_PARAMS = {
+    "confidence_level": OPEN_UNIT,
+    "ci": Options(CI_METHODS),
+    "n_resamples": POSITIVE_INT,
+}
+# the clipping of the importance weights (infinity clips nothing)
+_MAX_WEIGHT = Described(
+    "None or a real number > 0",
+    Satisfies(lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool) and v > 0,
+              "a real number > 0"),
+    None,
+)
 
 
 def _bootstrap_ci(
@@ -104,9 +116,9 @@ class _CI:
     """The confidence-interval options shared by every estimator."""
 
     def __init__(self, confidence_level: Any, ci: Any, n_resamples: Any, rng: Any, caller: str):
-        self.level = check_confidence_level(confidence_level, caller)
-        self.method = check_choice("ci", ci, CI_METHODS, caller)
-        self.n_resamples = check_positive_int("n_resamples", n_resamples, caller)
+        self.level = float(confidence_level)
+        self.method = ci
+        self.n_resamples = int(n_resamples)
         self.rng = rng
         self.caller = caller
 
@@ -128,7 +140,7 @@ class _CI:
         if self.method == "normal":
             ci = Interval(*normal_ci(est, se, self.level), self.level, "normal")
         else:
-            gen = check_rng(self.rng, self.caller)
+            gen = as_generator(self.rng, self.caller)
             stat = boot_stat if boot_stat is not None else (lambda idx: values[idx].mean(axis=1))
             ci = Interval(*_bootstrap_ci(stat, n, self.n_resamples, self.level, gen), self.level,
                           "percentile", self.n_resamples)
@@ -202,6 +214,7 @@ def _bandit_inputs(
 
 # ----------------------------------------------------------------------------- bandit
 @renamed_parameters(n_bootstrap="n_resamples")
+@validate_params({"max_weight": _MAX_WEIGHT, **_CI_PARAMS})
 def ips(
     reward: Any,
     action: Any,
@@ -259,7 +272,7 @@ def ips(
     0.5
     """
     caller = "ips"
-    lam = _check_max_weight(max_weight, caller)
+    lam = None if max_weight is None else float(max_weight)
     opts = _CI(confidence_level, ci, n_resamples, rng, caller)
     d = _bandit_inputs(caller, action_dist, position, reward, action, pscore)
     w = d["w"] if lam is None else np.minimum(d["w"], lam)
@@ -267,6 +280,7 @@ def ips(
 
 
 @renamed_parameters(n_bootstrap="n_resamples")
+@validate_params(_CI_PARAMS)
 def snips(
     reward: Any,
     action: Any,
@@ -323,6 +337,7 @@ def snips(
 
 
 @renamed_parameters(n_bootstrap="n_resamples")
+@validate_params(_CI_PARAMS)
 def direct_method(
     action_dist: Any,
     estimated_rewards: Any,
@@ -365,6 +380,7 @@ def direct_method(
 
 
 @renamed_parameters(n_bootstrap="n_resamples")
+@validate_params({"max_weight": _MAX_WEIGHT, **_CI_PARAMS})
 def doubly_robust(
     reward: Any,
     action: Any,
@@ -407,7 +423,7 @@ def doubly_robust(
     0.75
     """
     caller = "doubly_robust"
-    lam = _check_max_weight(max_weight, caller)
+    lam = None if max_weight is None else float(max_weight)
     opts = _CI(confidence_level, ci, n_resamples, rng, caller)
     d = _bandit_inputs(caller, action_dist, position, reward, action, pscore, estimated_rewards)
     w = d["w"] if lam is None else np.minimum(d["w"], lam)
@@ -457,6 +473,7 @@ def _slate(
 
 
 @renamed_parameters(n_bootstrap="n_resamples")
+@validate_params(_CI_PARAMS)
 def slate_standard_ips(
     reward: Any,
     pscore: Any,
@@ -498,6 +515,7 @@ def slate_standard_ips(
 
 
 @renamed_parameters(n_bootstrap="n_resamples")
+@validate_params(_CI_PARAMS)
 def independent_ips(
     reward: Any,
     pscore_item_position: Any,
@@ -540,6 +558,7 @@ def independent_ips(
 
 
 @renamed_parameters(n_bootstrap="n_resamples")
+@validate_params(_CI_PARAMS)
 def reward_interaction_ips(
     reward: Any,
     pscore_cascade: Any,
@@ -599,6 +618,7 @@ def _check_rankings(name: str, r: Any, caller: str) -> np.ndarray:
 
 
 @renamed_parameters(n_bootstrap="n_resamples")
+@validate_params(_CI_PARAMS)
 def pbm_ips(
     clicks: Any,
     logged_rankings: Any,
@@ -731,6 +751,7 @@ def pbm_ips(
     return opts.result("pbm_ips", contrib.sum(axis=1), None)
 
 
+@validate_params({"confidence_level": OPEN_UNIT})
 def estimate_propensities_shuffle(
     clicks: Any, *, confidence_level: float = 0.95
 ) -> PropensityEstimate:
@@ -761,7 +782,7 @@ def estimate_propensities_shuffle(
     [1.0, 0.3333333333333333, 0.3333333333333333]
     """
     caller = "estimate_propensities_shuffle"
-    level = check_confidence_level(confidence_level, caller)
+    level = float(confidence_level)
     c = check_binary("clicks", as_float_array("clicks", clicks, caller, ndim=2), caller)
     if c.shape[0] < 2 or c.shape[1] == 0:
         raise input_error("clicks", "at least 2 impressions and 1 position",
@@ -777,6 +798,7 @@ def estimate_propensities_shuffle(
     return _propensity_result(theta, se, level, np.full(c.shape[1], c.shape[0]), "shuffle")
 
 
+@validate_params({"confidence_level": OPEN_UNIT})
 def estimate_propensities_swap(
     swap_position: Any, clicked: Any, *, confidence_level: float = 0.95
 ) -> PropensityEstimate:
@@ -809,7 +831,7 @@ def estimate_propensities_swap(
     [1.0, 0.3333333333333333]
     """
     caller = "estimate_propensities_swap"
-    level = check_confidence_level(confidence_level, caller)
+    level = float(confidence_level)
     pos = as_int_array("swap_position", swap_position, caller)
     y = as_float_array("clicked", clicked, caller)
     check_same_length(caller, swap_position=pos, clicked=y)

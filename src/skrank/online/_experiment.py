@@ -39,11 +39,11 @@ import numpy as np
 from scipy import special
 from scipy import stats as sp_stats
 
-from .._validation import check_choice, param_error
-from ..stats._checks import ALTERNATIVES
+from .._validation import param_error, validate_params
+from ..stats._checks import ALTERNATIVE, OPEN_UNIT
 from ..stats._results import Interval
 from ._results import ExperimentResult, MetricEffect, SampleRatioCheck
-from ._utils import check_confidence_level, input_error
+from ._utils import input_error
 
 __all__ = ["analyze_experiment"]
 
@@ -365,6 +365,11 @@ def _cluster_table(frame: Any, cluster: str, codes: np.ndarray
     return g, arm_of, np.bincount(g, minlength=n_g).astype(np.float64)
 
 
+@validate_params({
+    "confidence_level": OPEN_UNIT,
+    "srm_alpha": OPEN_UNIT,
+    "alternative": ALTERNATIVE,
+})
 def analyze_experiment(
     data: Any,
     *,
@@ -454,11 +459,7 @@ def analyze_experiment(
     if not isinstance(arm, str) or arm not in frame.columns:
         raise param_error("arm", f"the name of a column of data (columns: {list(frame.columns)})",
                           arm, _CALLER)
-    level = check_confidence_level(confidence_level, _CALLER)
-    ok = isinstance(srm_alpha, numbers.Real) and not isinstance(srm_alpha, bool)
-    if not (ok and 0 < srm_alpha < 1):
-        raise param_error("srm_alpha", "a real number in (0, 1)", srm_alpha, _CALLER)
-    alternative = check_choice("alternative", alternative, ALTERNATIVES, _CALLER)
+    level = float(confidence_level)
     specs = _metric_specs(metrics)
     cov_specs = _covariate_specs(covariates, list(specs))
 

@@ -23,7 +23,6 @@ Conventions that implementations differ on are parameters, with these defaults:
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,17 +30,24 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .._validation import check_choice, check_int, param_error, renamed_parameters
+from .._validation import (
+    SEED,
+    Options,
+    as_generator,
+    check_choice,
+    param_error,
+    renamed_parameters,
+    validate_params,
+)
 from ..stats._bootstrap import percentile_interval
+from ..stats._checks import NONNEG_INT, OPEN_UNIT, POSITIVE_INT
 from ..stats._results import Interval
 from ._clicks import _ClickModel
 from ._results import InterleavingResult
 from ._utils import (
+    POSITIVE_REAL,
     as_float_array,
     check_binary,
-    check_confidence_level,
-    check_positive_int,
-    check_rng,
     input_error,
 )
 
@@ -91,23 +97,24 @@ def _check_ranking(name: str, ranking: Any, caller: str) -> np.ndarray:
     return arr
 
 
-def _check_length(length: Any, caller: str) -> int | None:
-    return check_int("length", length, min_value=1, allow_none=True, caller=caller)
-
-
 def _check_pair(
     ranking_a: Any, ranking_b: Any, length: Any, caller: str
 ) -> tuple[np.ndarray, np.ndarray, int | None]:
     """The checked inputs every builder takes: both rankings and the length."""
     a = _check_ranking("ranking_a", ranking_a, caller)
     b = _check_ranking("ranking_b", ranking_b, caller)
-    return a, b, _check_length(length, caller)
+    return a, b, None if length is None else int(length)
 
 
 def _check_tau(tau: Any, caller: str) -> None:
-    ok = isinstance(tau, numbers.Real) and not isinstance(tau, bool) and math.isfinite(tau)
-    if not (ok and tau > 0):
-        raise param_error("tau", "a finite real number > 0", tau, caller)
+    """``tau`` where it is used only with ``method="probabilistic"``."""
+    if not POSITIVE_REAL.accepts(tau):
+        raise param_error("tau", POSITIVE_REAL.text, tau, caller)
+
+
+# what the builders of one interleaved list declare
+_LENGTH = [POSITIVE_INT, None]
+_EXHAUSTED = Options(EXHAUSTED_RULES)
 
 
 def _as_array(items: list[Any], a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -360,6 +367,7 @@ def _poisson_binomial_outcome(p: np.ndarray, w: np.ndarray) -> tuple[float, floa
 
 
 # ----------------------------------------------------------------------------- builders
+@validate_params({"length": _LENGTH, "exhausted": _EXHAUSTED, "rng": SEED})
 def team_draft_interleave(
     ranking_a: Any,
     ranking_b: Any,
@@ -402,8 +410,7 @@ def team_draft_interleave(
     """
     caller = "team_draft_interleave"
     a, b, length = _check_pair(ranking_a, ranking_b, length, caller)
-    check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
-    return _team_draft(a, b, length, exhausted, check_rng(rng, caller))
+    return _team_draft(a, b, length, exhausted, as_generator(rng))
 
 
 def _team_draft(
@@ -444,6 +451,7 @@ def _team_draft(
     )
 
 
+@validate_params({"length": _LENGTH, "exhausted": _EXHAUSTED, "rng": SEED})
 def balanced_interleave(
     ranking_a: Any,
     ranking_b: Any,
@@ -487,8 +495,7 @@ def balanced_interleave(
     """
     caller = "balanced_interleave"
     a, b, length = _check_pair(ranking_a, ranking_b, length, caller)
-    check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
-    return _balanced(a, b, length, exhausted, check_rng(rng, caller))
+    return _balanced(a, b, length, exhausted, as_generator(rng))
 
 
 def _balanced(
@@ -522,6 +529,9 @@ def _balanced(
     )
 
 
+@validate_params({
+    "length": _LENGTH, "tau": POSITIVE_REAL, "exhausted": _EXHAUSTED, "rng": SEED,
+})
 def probabilistic_interleave(
     ranking_a: Any,
     ranking_b: Any,
@@ -570,9 +580,7 @@ def probabilistic_interleave(
     """
     caller = "probabilistic_interleave"
     a, b, length = _check_pair(ranking_a, ranking_b, length, caller)
-    _check_tau(tau, caller)
-    check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
-    return _probabilistic(a, b, length, exhausted, check_rng(rng, caller), float(tau))
+    return _probabilistic(a, b, length, exhausted, as_generator(rng), float(tau))
 
 
 def _probabilistic(
@@ -632,6 +640,14 @@ _BUILDERS = {"team_draft": _team_draft, "balanced": _balanced, "probabilistic": 
 
 
 # ----------------------------------------------------------------------------- simulation
+@validate_params({
+    "method": Options(INTERLEAVING_METHODS),
+    "n_impressions": POSITIVE_INT,
+    "length": _LENGTH,
+    "common_prefix": Options(COMMON_PREFIX_RULES),
+    "exhausted": _EXHAUSTED,
+    "rng": SEED,
+})
 def simulate_interleaving(
     rankings_a: Sequence[Any],
     rankings_b: Sequence[Any],
@@ -692,15 +708,12 @@ def simulate_interleaving(
     True
     """
     caller = "simulate_interleaving"
-    if not isinstance(click_model, _ClickModel):
+    if not isinstance(click_model, _ClickModel):  # a data-like argument, checked first
         raise param_error(
             "click_model", "a PositionBasedModel or a CascadeModel", click_model, caller
         )
-    check_choice("method", method, INTERLEAVING_METHODS, caller)
-    n_impressions = check_positive_int("n_impressions", n_impressions, caller)
-    length = _check_length(length, caller)
-    check_choice("common_prefix", common_prefix, COMMON_PREFIX_RULES, caller)
-    check_choice("exhausted", exhausted, EXHAUSTED_RULES, caller)
+    n_impressions = int(n_impressions)
+    length = None if length is None else int(length)
     if method == "probabilistic":
         _check_tau(tau, caller)
     n_q = len(labels)
@@ -719,7 +732,7 @@ def simulate_interleaving(
                 "query_probabilities", f"{n_q} non-negative probabilities summing to 1",
                 f"{probs.size} values summing to {probs.sum()!r}", caller,
             )
-    gen = check_rng(rng, caller)
+    gen = as_generator(rng)
     queries = gen.choice(n_q, size=n_impressions, p=probs)
     checked: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     build = _BUILDERS[method]
@@ -757,6 +770,7 @@ def simulate_interleaving(
 
 
 # ----------------------------------------------------------------------------- aggregation
+@validate_params({"wins": NONNEG_INT, "losses": NONNEG_INT})
 def sign_test(wins: int, losses: int) -> float:
     """Two-sided exact binomial sign test of ``wins`` against ``losses`` (ties left out).
 
@@ -769,8 +783,7 @@ def sign_test(wins: int, losses: int) -> float:
     >>> round(sign_test(9, 1), 6)     # 2 * (1 + 10) / 2**10
     0.021484
     """
-    wins = check_int("wins", wins, min_value=0, caller="sign_test")
-    losses = check_int("losses", losses, min_value=0, caller="sign_test")
+    wins, losses = int(wins), int(losses)
     n = wins + losses
     if n == 0:
         return 1.0
@@ -778,6 +791,12 @@ def sign_test(wins: int, losses: int) -> float:
 
 
 @renamed_parameters(n_bootstrap="n_resamples")
+@validate_params({
+    "no_click": Options(NO_CLICK_RULES),
+    "confidence_level": OPEN_UNIT,
+    "n_resamples": POSITIVE_INT,
+    "rng": SEED,
+})
 def interleaving_test(
     outcomes: Any,
     *,
@@ -835,10 +854,7 @@ def interleaving_test(
         raise input_error(
             "outcomes", "in [-1, 1] (or NaN for no clicks)", repr(float(bad)), caller
         )
-    check_choice("no_click", no_click, NO_CLICK_RULES, caller)
-    level = check_confidence_level(confidence_level, caller)
-    n_resamples = check_positive_int("n_resamples", n_resamples, caller)
-    gen = check_rng(rng, caller)
+    level, n_resamples, gen = float(confidence_level), int(n_resamples), as_generator(rng)
     unit = "impression"
     if groups is not None:
         g = np.asarray(groups)

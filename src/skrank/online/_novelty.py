@@ -21,14 +21,14 @@ numbers:
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 from scipy import special
 from scipy import stats as sp_stats
 
-from .._validation import param_error
+from .._validation import param_error, validate_params
+from ..stats._checks import OPEN_UNIT, POSITIVE_INT
 from ._experiment import _as_frame, _column
 from ._results import NoveltyResult
 from ._utils import input_error
@@ -38,6 +38,7 @@ __all__ = ["novelty_test"]
 _CALLER = "novelty_test"
 
 
+@validate_params({"early_days": POSITIVE_INT, "confidence_level": OPEN_UNIT})
 def novelty_test(
     data: Any,
     *,
@@ -97,13 +98,6 @@ def novelty_test(
         if not isinstance(value, str) or value not in frame.columns:
             raise param_error(name, f"the name of a column of data (columns: "
                               f"{list(frame.columns)})", value, _CALLER)
-    ok = isinstance(early_days, numbers.Integral) and not isinstance(early_days, bool)
-    if not (ok and early_days >= 1):
-        raise param_error("early_days", "an int >= 1", early_days, _CALLER)
-    ok = isinstance(confidence_level, numbers.Real) and not isinstance(confidence_level, bool)
-    if not (ok and 0 < confidence_level < 1):
-        raise param_error("confidence_level", "a real number in (0, 1)", confidence_level,
-                          _CALLER)
     arms_arr, codes = np.unique(frame[arm].to_numpy(), return_inverse=True)
     arms = [a.item() if isinstance(a, np.generic) else a for a in arms_arr]
     if control not in arms:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..stats._results import Interval, _py
+from ..stats._results import Interval, _py, format_p
 
 __all__ = [
     "AlwaysValidResult",
@@ -37,12 +37,6 @@ def _fmt(x: float, digits: int = 4) -> str:
     if isinstance(x, float) and math.isnan(x):
         return "nan"
     return f"{x:.{digits}g}"
-
-
-def _fmt_p(p: float) -> str:
-    if math.isnan(p):
-        return "nan"
-    return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
 
 
 def _fmt_ci(ci: tuple[float, float], level: float) -> str:
@@ -103,7 +97,7 @@ class InterleavingResult(_ToDict):
             f"InterleavingResult: {self.n} {self.unit}s, A wins {self.wins}, "
             f"B wins {self.losses}, ties {self.ties} ({self.n_no_click} without clicks)\n"
             f"  preference {_fmt(self.preference)} "
-            f"({_fmt_ci(self.ci, self.confidence_level)}), sign test p = {_fmt_p(self.p_value)}"
+            f"({_fmt_ci(self.ci, self.confidence_level)}), sign test p = {format_p(self.p_value)}"
         )
 
 
@@ -235,7 +229,7 @@ class ZTestResult(_ToDict):
             f"ZTestResult({self.method}): A {_fmt(self.value_a)} (n={self.n_a}), "
             f"B {_fmt(self.value_b)} (n={self.n_b})\n"
             f"  B - A = {_fmt(self.difference)} ({_fmt_ci(self.ci, self.confidence_level)}), "
-            f"z = {_fmt(self.z)}, p = {_fmt_p(self.p_value)} ({self.alternative})"
+            f"z = {_fmt(self.z)}, p = {format_p(self.p_value)} ({self.alternative})"
         )
 
 
@@ -315,9 +309,9 @@ class SampleRatioCheck(_ToDict):
         counts = " / ".join(f"{a!s}: {n:,}" for a, n in zip(self.arms, self.counts))
         split = ":".join(f"{s:.4g}" for s in self.planned_split)
         head = ("SAMPLE RATIO MISMATCH" if self.mismatch else "sample ratio check passed")
-        verdict = (f"p = {_fmt_p(self.p_value)} < srm_alpha={self.srm_alpha:g}; do not trust "
+        verdict = (f"p = {format_p(self.p_value)} < srm_alpha={self.srm_alpha:g}; do not trust "
                    "the effects before finding the cause" if self.mismatch else
-                   f"p = {_fmt_p(self.p_value)} >= srm_alpha={self.srm_alpha:g}")
+                   f"p = {format_p(self.p_value)} >= srm_alpha={self.srm_alpha:g}")
         return (f"{head}: units {counts} against a planned split {split} "
                 f"(chi-square {self.statistic:.4g}, df {self.df}); {verdict}")
 
@@ -425,7 +419,7 @@ class MetricEffect(_ToDict):
             f"{_fmt(self.value_control)} -> {_fmt(self.value_arm)}, difference "
             f"{_fmt(self.difference)} [{_fmt(self.ci[0])}, {_fmt(self.ci[1])}], relative "
             f"{_pct(self.relative_difference)} [{_pct(self.relative_ci[0])}, "
-            f"{_pct(self.relative_ci[1])}], p = {_fmt_p(self.p_value)}{cuped}"
+            f"{_pct(self.relative_ci[1])}], p = {format_p(self.p_value)}{cuped}"
         )
 
 
@@ -624,7 +618,7 @@ class GroupSequentialBounds(_ToDict):
             fut = ("" if self.futility_bounds is None else
                    f"; futility z <= {self.futility_bounds[k]:.4f}")
             stat = "|z|" if self.alternative == "two-sided" else "z"
-            rows.append(f"  look {k + 1:>2}: t={t:.3f}  {stat} >= {b:.4f}  (p < {_fmt_p(p)}; "
+            rows.append(f"  look {k + 1:>2}: t={t:.3f}  {stat} >= {b:.4f}  (p < {format_p(p)}; "
                         f"alpha spent {a:.4g}{fut})")
         return "\n".join(rows)
 
@@ -676,16 +670,16 @@ class DecisionTest(_ToDict):
     def describe(self, margin: float, relative: bool, correction: str) -> str:
         """One phrase: what the test shows, with its p-values (``margin`` as given)."""
         within = f"{margin * 100:.4g}%" if relative else f"{margin:.4g}"
-        ps = f"p = {_fmt_p(self.p_value)}, {correction} {_fmt_p(self.p_adjusted)}"
+        ps = f"p = {format_p(self.p_value)}, {correction} {format_p(self.p_adjusted)}"
         if self.role == "primary":
             if self.passed:
                 return f"{self.metric} better ({ps})"
             if self.harm:
-                return f"{self.metric} worse (p = {_fmt_p(self.p_harm)})"
+                return f"{self.metric} worse (p = {format_p(self.p_harm)})"
             return f"{self.metric} not shown better ({ps})"
         if self.harm:
             return (f"{self.metric} worse than the margin {within} "
-                    f"(p = {_fmt_p(self.p_harm)})")
+                    f"(p = {format_p(self.p_harm)})")
         if self.passed:
             return f"{self.metric} non-inferior within {within} ({ps})"
         return f"{self.metric} not shown non-inferior within {within} ({ps})"
@@ -834,7 +828,7 @@ class AlwaysValidResult(_ToDict):
                 f"  look {self.looks[k]!s}: n {self.n_control[k]:,} / {self.n_arm[k]:,}, "
                 f"difference {_fmt(float(self.difference[k]))} "
                 f"[{_fmt(float(self.ci[k, 0]))}, {_fmt(float(self.ci[k, 1]))}], "
-                f"always-valid p = {_fmt_p(float(self.p_value[k]))}")
+                f"always-valid p = {format_p(float(self.p_value[k]))}")
         return "\n".join(rows)
 
 
@@ -893,9 +887,9 @@ class NoveltyResult(_ToDict):
             f"{self.days.size} days (Welch per day; trend by inverse-variance weighted least "
             "squares)",
             f"  slope {_fmt(self.slope)} per day (se {_fmt(self.slope_se)}), p = "
-            f"{_fmt_p(self.slope_p_value)}",
+            f"{format_p(self.slope_p_value)}",
             f"  first {self.early_days} days {_fmt(self.early_effect)}, later "
-            f"{_fmt(self.late_effect)}, p = {_fmt_p(self.early_late_p_value)}",
+            f"{_fmt(self.late_effect)}, p = {format_p(self.early_late_p_value)}",
         ]
         for d, e, (lo, hi) in zip(self.days, self.effect, self.ci):
             rows.append(f"  day {d:g}: {_fmt(float(e))} [{_fmt(float(lo))}, {_fmt(float(hi))}]")
@@ -928,7 +922,7 @@ class NoveltyResult(_ToDict):
             dbar = float(w @ self.days / w.sum())
             ebar = float(w @ self.effect / w.sum())
             ax.plot(self.days, ebar + self.slope * (self.days - dbar), "-",
-                    label=f"trend {self.slope:+.3g}/day (p = {_fmt_p(self.slope_p_value)})")
+                    label=f"trend {self.slope:+.3g}/day (p = {format_p(self.slope_p_value)})")
         ax.axhline(0.0, color="grey", lw=0.8)
         ax.set_xlabel("day")
         ax.set_ylabel(f"{self.metric}: {self.arm!s} - {self.control!s}")

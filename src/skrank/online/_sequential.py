@@ -34,9 +34,10 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
-from .._validation import check_choice, param_error
+from .._validation import Described, Interval, Options, check_int, param_error, validate_params
+from ..stats._checks import OPEN_UNIT, POSITIVE_INT
 from ._results import GroupSequentialBounds
-from ._utils import check_positive_int
+from ._utils import POSITIVE_REAL
 
 __all__ = [
     "SEQUENTIAL_ALTERNATIVES",
@@ -74,7 +75,7 @@ def _simpson(lo: float, hi: float, m: int) -> tuple[np.ndarray, np.ndarray]:
 def _information(information: Any, caller: str = _CALLER, name: str = "information"
                  ) -> np.ndarray:
     if isinstance(information, (int, np.integer)) and not isinstance(information, bool):
-        k = check_positive_int(name, int(information), caller)
+        k = check_int(name, int(information), min_value=1, caller=caller)
         return np.arange(1, k + 1) / k
     allowed = "an int >= 1 (equally spaced looks) or increasing fractions in (0, 1]"
     try:
@@ -198,22 +199,29 @@ def _rejection_probability(t: np.ndarray, bounds: np.ndarray, two_sided: bool, d
     return total
 
 
-def _check_common(information: Any, alpha: Any, spending: Any, alternative: Any, rho: Any,
-                  n_grid: Any, caller: str) -> tuple:
+# what a design of looks declares (group_sequential_bounds, inflation_factor)
+_DESIGN = {
+    "alpha": OPEN_UNIT,
+    "spending": Options(SPENDING_FUNCTIONS),
+    "alternative": Options(SEQUENTIAL_ALTERNATIVES),
+    "rho": POSITIVE_REAL,
+    "n_grid": Interval(int, 101),
+}
+
+
+def _check_common(information: Any, alpha: float, n_grid: int, caller: str) -> tuple:
+    """The information fractions, ``alpha`` as a float and the number of Simpson nodes
+    (``n_grid`` made odd)."""
     t = _information(information, caller)
-    ok = isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and 0 < alpha < 1
-    if not ok:
-        raise param_error("alpha", "a real number in (0, 1)", alpha, caller)
-    check_choice("spending", spending, SPENDING_FUNCTIONS, caller)
-    check_choice("alternative", alternative, SEQUENTIAL_ALTERNATIVES, caller)
-    ok = isinstance(rho, (int, float)) and not isinstance(rho, bool) and math.isfinite(rho)
-    if not (ok and rho > 0):
-        raise param_error("rho", "a finite real number > 0", rho, caller)
-    m = check_positive_int("n_grid", n_grid, caller, minimum=101)
+    m = int(n_grid)
     m += 1 - m % 2
     return t, float(alpha), m
 
 
+@validate_params({
+    **_DESIGN,
+    "futility": Described(Options(SPENDING_FUNCTIONS).text, Options(SPENDING_FUNCTIONS), None),
+})
 def group_sequential_bounds(
     information: Any,
     *,
@@ -279,13 +287,11 @@ def group_sequential_bounds(
     >>> round(gs.inflation_factor(power=0.8), 4)   # 2.5% more units than without looks
     1.0247
     """
-    t, alpha, m = _check_common(information, alpha, spending, alternative, rho, n_grid,
-                                _CALLER)
+    t, alpha, m = _check_common(information, alpha, n_grid, _CALLER)
     sides = 2 if alternative == "two-sided" else 1
     cum = _spent(t, alpha, spending, sides, float(rho))
     inc = np.diff(np.concatenate([[0.0], cum]))
     if futility is not None:
-        check_choice("futility", futility, SPENDING_FUNCTIONS, _CALLER)
         if alternative != "greater":
             raise param_error("futility", "None unless alternative='greater' (a futility "
                               "bound is one-sided)", futility, _CALLER)
@@ -359,6 +365,7 @@ def design_drift(bounds: GroupSequentialBounds, power: float) -> float:
         fixed * 0.5, fixed * 3.0, xtol=1e-12, rtol=1e-13)
 
 
+@validate_params(_DESIGN)
 def inflation_factor(
     information: Any,
     *,
@@ -395,7 +402,7 @@ def inflation_factor(
     1.213
     """
     caller = "inflation_factor"
-    _check_common(information, alpha, spending, alternative, rho, n_grid, caller)
+    _check_common(information, alpha, n_grid, caller)
     ok = isinstance(power, (int, float)) and not isinstance(power, bool) and 0 < power < 1
     if not (ok and power > alpha):
         raise param_error("power", f"a real number in (alpha={alpha}, 1)", power, caller)
@@ -404,6 +411,12 @@ def inflation_factor(
     return gs.inflation_factor(power)
 
 
+@validate_params({
+    "units_per_arm": POSITIVE_INT,
+    "arms": Interval(int, 2),
+    "daily_units": POSITIVE_REAL,
+    "traffic_share": Interval(float, 0, 1, closed="right", text="a real number in (0, 1]"),
+})
 def duration_days(units_per_arm: int, daily_units: float, *, arms: int = 2,
                   traffic_share: float = 1.0) -> int:
     """Days an experiment must run to reach ``units_per_arm`` in each of ``arms`` arms.
@@ -438,13 +451,5 @@ def duration_days(units_per_arm: int, daily_units: float, *, arms: int = 2,
     >>> duration_days(n, daily_units=20_000, traffic_share=0.5)
     12
     """
-    caller = "duration_days"
-    n = check_positive_int("units_per_arm", units_per_arm, caller)
-    k = check_positive_int("arms", arms, caller, minimum=2)
-    ok = isinstance(daily_units, (int, float)) and not isinstance(daily_units, bool)
-    if not (ok and math.isfinite(daily_units) and daily_units > 0):
-        raise param_error("daily_units", "a finite real number > 0", daily_units, caller)
-    ok = isinstance(traffic_share, (int, float)) and not isinstance(traffic_share, bool)
-    if not (ok and 0 < traffic_share <= 1):
-        raise param_error("traffic_share", "a real number in (0, 1]", traffic_share, caller)
+    n, k = int(units_per_arm), int(arms)
     return math.ceil(n * k / (float(daily_units) * float(traffic_share)) - 1e-9)

@@ -2,43 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 from scipy import special
 
-from .._validation import param_error
+from .._validation import Interval, input_error
 from ..exceptions import InputError
 
-
-def input_error(name: str, allowed: str, got: Any, caller: str | None = None) -> InputError:
-    """An :class:`InputError` in the message format of :func:`skrank._validation.param_error`."""
-    where = f" of {caller}" if caller else ""
-    return InputError(f"The {name!r} parameter{where} must be {allowed}. Got {got} instead.")
-
-
-def check_rng(rng: Any, caller: str | None = None) -> np.random.Generator:
-    """Return a Generator from None, an int seed or a Generator."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    is_seed = isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and rng >= 0
-    if rng is None or is_seed:
-        return np.random.default_rng(rng)
-    raise param_error("rng", "None, an int >= 0 or a numpy.random.Generator", rng, caller)
-
-
-def check_confidence_level(value: Any, caller: str | None = None) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if ok and 0.0 < float(value) < 1.0:
-        return float(value)
-    raise param_error("confidence_level", "a real number in (0, 1)", value, caller)
-
-
-def check_positive_int(name: str, value: Any, caller: str | None = None, minimum: int = 1) -> int:
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= minimum:
-        return int(value)
-    raise param_error(name, f"an int >= {minimum}", value, caller)
+POSITIVE_REAL = Interval(float, 0, closed="neither")
+"""A finite real number > 0 (``rho``, ``tau``, ``daily_units``)."""
 
 
 def as_float_array(
