@@ -21,7 +21,7 @@ import skrank
 K = (1, 3, 5, 10, 20)
 
 
-def _rankings(seed: int, n_queries: int = 60):
+def _rankings(seed: int, n_queries: int = 100):
     """(predicted ids in rank order, true ids) per query: some true ids never predicted, some
     queries without any true id, rankings shorter and longer than the cutoffs."""
     rng = np.random.default_rng(seed)
@@ -54,7 +54,7 @@ def _skrank(rankings):
     return skrank.evaluate(**_rows(rankings), metrics=metrics, preset="spark")
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0])
 def test_ranking_metrics(spark, seed):
     from pyspark.mllib.evaluation import RankingMetrics
 
@@ -122,3 +122,16 @@ def test_the_preset_states_its_conventions():
     assert conv.describe(["ties", "empty", "ap_denominator", "p_divisor", "idcg"]) == \
         "ties=input, empty=zero, ap_denominator=min_k, p_divisor=k, idcg=pool"
     assert conv.gain == (0.0,) + (1.0,) * 31
+
+
+def test_the_worked_example_of_the_docs(spark):
+    # docs/scaling.rst: prediction [7, 3, 9, 1], truth {3, 1, 5}
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    rm = RankingMetrics(spark.sparkContext.parallelize([([7, 3, 9, 1], [3, 1, 5])]))
+    spark_values = [rm.precisionAt(3), rm.recallAt(3), rm.meanAveragePrecision,
+                    rm.meanAveragePrecisionAt(3), rm.ndcgAt(3)]
+    assert [round(v, 4) for v in spark_values] == [0.3333, 0.3333, 0.3333, 0.1667, 0.2961]
+    ours = _skrank([([7, 3, 9, 1], [3, 1, 5])])
+    for name, value in zip(["p@3", "r@3", "ap", "ap@3", "ndcg@3"], spark_values):
+        assert ours[name].value == pytest.approx(value, rel=1e-12)
