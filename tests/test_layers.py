@@ -9,6 +9,7 @@ an import that breaks the order fails here with the edge named.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "skrank"
@@ -115,3 +116,13 @@ def _documented_levels(page: Path = SRC.parents[1] / "docs" / "architecture.rst"
 
 def test_the_architecture_page_has_the_same_table():
     assert _documented_levels() == LEVELS
+
+
+def test_the_source_explains_code_not_its_history():
+    """Comments and docstrings say what the code does, not which issue or step produced it."""
+    history = re.compile(r"\bissue\s*#?\d+|names are added below this line", re.IGNORECASE)
+    hits = [f"{path.relative_to(SRC.parent)}:{i}: {line.strip()}"
+            for path in sorted(SRC.rglob("*")) if path.suffix in (".py", ".pyx", ".pxi")
+            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if history.search(line)]
+    assert not hits, "\n".join(hits)

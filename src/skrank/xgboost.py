@@ -12,7 +12,7 @@ from .integrations import _lazy
 
 __all__: list[str] = []
 
-# ranker adapter (issue 3): names are added below this line
+# the ranker adapter
 
 # Lazily imported names: public name -> private module that defines it (and imports xgboost).
 _LAZY: dict[str, str] = {"XGBRanker": "skrank.integrations._xgb_ranker"}
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # for type checkers and linters; at run time see __getattr__
 __getattr__, __dir__ = _lazy.lazy_attributes(globals(), _LAZY)
 
 
-# training-time metrics (issue 4): names are added below this line
+# the training-time metrics
 _LAZY["custom_metric"] = "skrank.integrations._xgb_metric"
 _LAZY["metric_callback"] = "skrank.integrations._xgb_metric"
 __all__ += ["custom_metric", "metric_callback"]

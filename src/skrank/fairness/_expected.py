@@ -232,7 +232,7 @@ def expected_exposure(
 
     Examples
     --------
-    The check of issue 18: grades d1=2, d2=d3=1, d4=d5=0; two rankings, expeval's
+    A case checked against expeval: grades d1=2, d2=d3=1, d4=d5=0; two rankings, expeval's
     ``-u rbp -U`` gives 1.271484 / 1.257812 / 0.037109.
 
     >>> from skrank.fairness import expected_exposure
