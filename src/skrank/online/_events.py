@@ -42,6 +42,7 @@ method; the conversion of users is a 0/1 column, a mean.
 from __future__ import annotations
 
 import numbers
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -174,7 +175,8 @@ class EventUnits:
         lines = [f"EventUnits: {self.n_units:,} {self.unit}s from {self.n_events:,} events "
                  f"({self.n_sessions:,} sessions, {self.n_queries:,} queries, "
                  f"{self.n_clicks:,} clicks, {self.n_unattributed_clicks:,} before any query)",
-                 f"  conventions: {conv}"]
+                 *textwrap.wrap(conv, 92, initial_indent="  conventions: ",
+                                subsequent_indent="    ")]
         for name, spec in self.metrics.items():
             what = spec if isinstance(spec, str) else f"{spec[0]} / {spec[1]}"
             lines.append(f"  {name} = {self._means[name]:.4g} overall ({what})")
@@ -447,8 +449,8 @@ def event_metrics(
         "queries": per_unit_from_queries(ones_q),
     }
     out_metrics: dict[str, Any] = {}
-    conv: dict[str, Any] = {"unit": unit, "order": "user, session, time; queries first at "
-                            "equal times", "click_owner": "last query before it in its session"}
+    conv: dict[str, Any] = {"unit": unit, "order": "user, session, time (queries first at "
+                            "equal times)", "click_owner": "last query before it in its session"}
 
     if "ctr" in wanted:
         try:
