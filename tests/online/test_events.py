@@ -308,3 +308,54 @@ def test_errors_name_the_parameter():
         event_metrics(nan_t)
     with pytest.raises(InputError, match=r"'events'.*DataFrame.*Got list"):
         event_metrics([1, 2])
+
+
+def pandas_reference(df, k=10, window=60.0, timeout=1800.0, sat=30.0):
+    """The default definitions per user by pandas' own operations: clicks matched to queries
+    by ``merge_asof`` (the last query at or before, by user and session), next events by
+    ``groupby().shift``."""
+    d = df.assign(_nq=df["event"] != "query", _i=np.arange(len(df)))
+    d = d.sort_values(["user", "session", "timestamp", "_nq", "_i"]).reset_index(drop=True)
+    d["seq"] = np.arange(len(d))
+    d["next_t"] = d.groupby(["user", "session"])["timestamp"].shift(-1)
+    queries = d[d["event"] == "query"][["user", "session", "seq", "timestamp"]].rename(
+        columns={"timestamp": "q_t"})
+    queries["qid"] = np.arange(len(queries))
+    queries["next_q_t"] = queries.groupby(["user", "session"])["q_t"].shift(-1)
+    clicks = d[d["event"] == "click"]
+    matched = pd.merge_asof(clicks, queries[["user", "session", "seq", "qid", "q_t"]],
+                            on="seq", by=["user", "session"], direction="backward")
+    matched = matched.dropna(subset=["qid"]).assign(top=lambda m: m["position"] <= k)
+    per_q = matched.groupby("qid").agg(n=("seq", "size"), first=("timestamp", "min"),
+                                       top=("top", "max"))
+    q = queries.set_index("qid").join(per_q)
+    q["n"] = q["n"].fillna(0)
+    q["top"] = q["top"].fillna(False).astype(bool)
+    q["wait"] = (q["first"] - q["q_t"]).fillna(0.0)
+    q["ref"] = (q["next_q_t"] - q["q_t"]) <= window
+    q["abandoned"], q["clicked"] = q["n"] == 0, q["n"] > 0
+    dwell = (clicks["next_t"] - clicks["timestamp"]).fillna(timeout).clip(upper=timeout)
+    by_q = q.groupby("user")
+    out = pd.DataFrame({
+        "queries": by_q.size(), "clicked_queries@10": by_q["top"].sum(),
+        "abandoned_queries": by_q["abandoned"].sum(),
+        "reformulated_queries": by_q["ref"].sum(), "first_click_seconds": by_q["wait"].sum(),
+        "clicked_queries": by_q["clicked"].sum(),
+    })
+    c = clicks.assign(dwell=dwell, sat=dwell >= sat).groupby("user")
+    out = out.join(pd.DataFrame({"dwell_clicks": c.size(), "dwell_seconds": c["dwell"].sum(),
+                                 "satisfied_clicks": c["sat"].sum()}), how="outer")
+    return out.fillna(0)
+
+
+def test_equals_a_pandas_merge_asof_reference_on_a_larger_log():
+    df = random_log(np.random.default_rng(17), n_users=600, max_events=80)
+    ref = pandas_reference(df)
+    got = event_metrics(df, metrics=["ctr", "abandonment", "reformulation",
+                                     "time_to_first_click", "dwell", "satisfied_clicks"])
+    table = got.table.set_index("user").loc[ref.index]
+    for col in ref.columns:
+        np.testing.assert_allclose(table[col].to_numpy(dtype=float),
+                                   ref[col].to_numpy(dtype=float), rtol=0, atol=1e-6,
+                                   err_msg=col)
+    assert len(df) > 20_000
