@@ -224,13 +224,17 @@ def test_ctr_agrees_with_ctr_at_k():
             assert ours == pytest.approx(ctr_at_k(clicks, k, definition=definition), abs=1e-12)
 
 
-def test_polars_and_datetimes_give_the_same_table():
+def test_polars_pyarrow_and_datetimes_give_the_same_table():
     df = random_log(np.random.default_rng(5))
     base = event_metrics(df, item="item").table
     pl_df = polars.from_pandas(df)
     got = event_metrics(pl_df, item="item").table
     assert isinstance(got, polars.DataFrame)
     pd.testing.assert_frame_equal(got.to_pandas(), base, check_dtype=False)
+    pa = pytest.importorskip("pyarrow")
+    arrow = event_metrics(pa.Table.from_pandas(df, preserve_index=False), item="item").table
+    assert isinstance(arrow, pa.Table)
+    pd.testing.assert_frame_equal(arrow.to_pandas(), base, check_dtype=False)
     dt = df.assign(timestamp=pd.Timestamp("2026-01-01") + pd.to_timedelta(df["timestamp"], "s"))
     pd.testing.assert_frame_equal(event_metrics(dt, item="item").table, base)
     ms = df.assign(timestamp=df["timestamp"] * 1000)
