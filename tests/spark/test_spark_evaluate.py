@@ -117,6 +117,8 @@ def test_task_failure_is_unwrapped_to_one_line():
                                            r"with ModuleNotFoundError: No module named "
                                            r"'skrank' \(is skrank"):
         S._unwrap(PythonException(message=trace))
+    with pytest.raises(RuntimeError, match=r"failed with MemoryError: out of memory$"):
+        S._unwrap(PythonException(message="Traceback:\nMemoryError: out of memory\n"))
     trace = "Traceback:\nskrank.exceptions.InputError: The 'y_score' parameter ...\n"
     with pytest.raises(skrank.InputError, match=r"^The 'y_score' parameter \.\.\.$"):
         S._unwrap(PythonException(message=trace))

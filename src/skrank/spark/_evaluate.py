@@ -295,7 +295,7 @@ def _unwrap(exc: BaseException) -> None:
     kind, message = found[-1]
     if kind.rsplit(".", 1)[-1] in ("InputError", "EmptyQueryError", "InvalidParameterError"):
         raise piece_error(message, kind.rsplit(".", 1)[-1]) from None
-    raise RuntimeError(
-        f"A Spark task of {_CALLER} failed with {kind}: {message} (is skrank, with its "
-        "'spark' extra, installed where the executors run?)"
-    ) from None
+    hint = ""
+    if kind.rsplit(".", 1)[-1] in ("ModuleNotFoundError", "ImportError"):
+        hint = " (is skrank, with its 'spark' extra, installed where the executors run?)"
+    raise RuntimeError(f"A Spark task of {_CALLER} failed with {kind}: {message}{hint}") from None
