@@ -363,3 +363,35 @@ def test_equals_a_pandas_merge_asof_reference_on_a_larger_log():
                                    ref[col].to_numpy(dtype=float), rtol=0, atol=1e-6,
                                    err_msg=col)
     assert len(df) > 20_000
+
+
+def sessionize(df, gap):
+    """The log with each user's sessions numbered from 0, cut at gaps > ``gap``, by a loop."""
+    out = df.copy()
+    by_user = defaultdict(list)
+    for i, r in enumerate(df.to_dict("records")):
+        by_user[r["user"]].append((r["timestamp"], r["event"] != "query", i))
+    session = np.zeros(len(df), dtype=np.int64)
+    for evs in by_user.values():
+        evs.sort()
+        current, last = 0, None
+        for t, _, i in evs:
+            if last is not None and t - last > gap:
+                current += 1
+            session[i], last = current, t
+    out["session"] = session
+    return out
+
+
+@pytest.mark.parametrize("unit", ["user", "session"])
+@pytest.mark.parametrize("gap", [7.0, 3600.0])
+def test_sessions_from_gaps_equal_the_oracle(unit, gap):
+    df = random_log(np.random.default_rng(int(gap)), n_users=40).drop(columns="session")
+    conv = {"abandonment": "session", "time_to_click": "session"}
+    metrics = None if unit == "user" else ["ctr", "abandonment", "reformulation",
+                                           "time_to_first_click", "dwell", "conversion"]
+    res = event_metrics(df, unit=unit, session=None, session_gap=gap, metrics=metrics, **conv)
+    assert_matches(res, oracle(sessionize(df, gap), unit=unit, **conv), unit=unit)
+    assert res.conventions["sessions"] == f"gaps > {gap:g} s"
+    if unit == "session":
+        assert list(res.table.columns[:3]) == ["user", "session", "arm"]

@@ -6,9 +6,12 @@ metric is a named convention with a closed set of choices, because each one chan
 numbers:
 
 - **Order.** Events are sorted once by user, session and time; at equal times a query comes
-  before the other events, then the log's order. A click or conversion belongs to the last
-  query before it in its session; clicks before the first query of a session belong to no
-  query (they are counted, ``n_unattributed_clicks``, and still have a dwell time).
+  before the other events, then the log's order. Without a session column
+  (``session=None``) a user's session ends after ``session_gap`` seconds without an event
+  (30 minutes, the usual web-analytics rule): a gap ``> session_gap`` starts a new one. A
+  click or conversion belongs to the last query before it in its session; clicks before the
+  first query of a session belong to no query (they are counted, ``n_unattributed_clicks``,
+  and still have a dwell time).
 - **CTR@k** (``ctr_definition``): ``"any_click"``, the share of queries with at least one
   click at a position ``<= k``; ``"clicks_per_impression"``, clicks at positions ``<= k`` per
   query (with ``repeat_clicks="first"`` a second click on the same item of the same query is
@@ -222,7 +225,7 @@ def _is_event(series: Any, value: Any) -> np.ndarray:
 
 @validate_params({
     "unit": Options(("user", "session")),
-    "user": _COLUMN, "session": _COLUMN, "timestamp": _COLUMN, "event": _COLUMN,
+    "user": _COLUMN, "session": [_COLUMN, None], "timestamp": _COLUMN, "event": _COLUMN,
     "position": _COLUMN, "item": [_COLUMN, None], "arm": [_COLUMN, None],
     "metrics": [Satisfies(_metrics_ok, f"a non-empty list of distinct names among "
                                        f"{EVENT_METRICS!r}"), None],
@@ -231,6 +234,7 @@ def _is_event(series: Any, value: Any) -> np.ndarray:
     "repeat_clicks": Options(("count", "first")),
     "abandonment": Options(ABANDONMENT_DEFINITIONS),
     "reformulation": Options(REFORMULATION_DEFINITIONS),
+    "session_gap": _SECONDS,
     "reformulation_window": _SECONDS,
     "time_to_click": Options(TIME_TO_CLICK_DEFINITIONS),
     "last_click": Options(LAST_CLICK_RULES),
@@ -251,7 +255,7 @@ def event_metrics(
     *,
     unit: str = "user",
     user: str = "user",
-    session: str = "session",
+    session: str | None = "session",
     timestamp: str = "timestamp",
     event: str = "event",
     position: str = "position",
@@ -259,6 +263,7 @@ def event_metrics(
     arm: str | None = "arm",
     metrics: Sequence[str] | None = None,
     k: int = 10,
+    session_gap: float = 1800.0,
     ctr_definition: str = "any_click",
     repeat_clicks: str = "count",
     abandonment: str = "query",
@@ -288,6 +293,9 @@ def event_metrics(
     user, session, timestamp, event, position : str
         Column names. ``timestamp`` holds datetimes or numbers in ``time_unit``;
         ``position`` the 1-based position of a clicked item (read on click rows only).
+        ``session=None`` cuts each user's events into sessions at gaps of more than
+        ``session_gap`` seconds (with ``unit="session"`` the table's ``session`` column
+        then numbers a user's sessions from 0).
     item : str or None, default=None
         Column of the clicked item, needed by ``repeat_clicks="first"``.
     arm : str or None, default="arm"
@@ -296,6 +304,8 @@ def event_metrics(
         Among ``"ctr"``, ``"abandonment"``, ``"reformulation"``, ``"time_to_first_click"``,
         ``"dwell"``, ``"satisfied_clicks"``, ``"conversion"``, ``"retention"``; None is all of
         them (without ``"retention"`` for sessions).
+    session_gap : float, default=1800.0
+        Seconds of inactivity that end a session when ``session`` is None.
     k : int, default=10
         Cutoff of CTR@k.
     ctr_definition : {"any_click", "clicks_per_impression"}, default="any_click"
@@ -369,7 +379,9 @@ def event_metrics(
     if not isinstance(frame, nw.DataFrame):
         raise input_error("events", "a pandas, polars or pyarrow DataFrame with one row per "
                           "event", type(events).__name__, _CALLER)
-    names = {"user": user, "session": session, "timestamp": timestamp, "event": event}
+    names = {"user": user, "timestamp": timestamp, "event": event}
+    if session is not None:
+        names["session"] = session
     if arm is not None:
         names["arm"] = arm
     if item is not None:
@@ -399,21 +411,25 @@ def event_metrics(
 
     # -- columns as arrays, one sort -----------------------------------------------------
     ucode = _codes(frame[user], "user")
-    scode = _codes(frame[session], "session")
+    scode = None if session is None else _codes(frame[session], "session")
     t = _seconds(frame[timestamp], time_unit)
     ev = frame[event]
     is_q = _is_event(ev, query_event)
     is_c = _is_event(ev, click_event)
     is_v = _is_event(ev, conversion_event)
-    order = np.lexsort((~is_q, t, scode, ucode))
-    u, s, t = ucode[order], scode[order], t[order]
+    order = np.lexsort((~is_q, t, ucode) if scode is None else (~is_q, t, scode, ucode))
+    u, t = ucode[order], t[order]
     is_q, is_c, is_v = is_q[order], is_c[order], is_v[order]
 
     new_user = np.empty(n, dtype=bool)
     new_user[0] = True
     np.not_equal(u[1:], u[:-1], out=new_user[1:])
     new_sess = new_user.copy()
-    new_sess[1:] |= s[1:] != s[:-1]
+    if scode is None:
+        new_sess[1:] |= t[1:] - t[:-1] > session_gap
+    else:
+        s = scode[order]
+        new_sess[1:] |= s[1:] != s[:-1]
     sess = np.cumsum(new_sess) - 1                     # session index of each event
     usr = np.cumsum(new_user) - 1                       # user index of each event
     n_sess, n_users = int(sess[-1]) + 1, int(usr[-1]) + 1
@@ -449,8 +465,11 @@ def event_metrics(
         "queries": per_unit_from_queries(ones_q),
     }
     out_metrics: dict[str, Any] = {}
-    conv: dict[str, Any] = {"unit": unit, "order": "user, session, time (queries first at "
-                            "equal times)", "click_owner": "last query before it in its session"}
+    conv: dict[str, Any] = {
+        "unit": unit, "sessions": (f"column {session!r}" if session is not None
+                                   else f"gaps > {session_gap:g} s"),
+        "order": "user, session, time (queries first at equal times)",
+        "click_owner": "last query before it in its session"}
 
     if "ctr" in wanted:
         try:
@@ -582,13 +601,19 @@ def event_metrics(
     # -- the unit table ------------------------------------------------------------------
     if arm is not None and check_arm:
         _check_arm(frame, arm, order, new_user if unit == "user" else new_sess)
-    ids = [user] if unit == "user" else [user, session]
-    keep_cols = ids + ([arm] if arm is not None and arm not in ids else [])
+    ids = [user] if unit == "user" else [user, "session" if session is None else session]
+    keep_cols = [c for c in ids if c in names.values()]
+    keep_cols += [arm] if arm is not None and arm not in ids else []
     head = nw.maybe_reset_index(frame.select(keep_cols)[first_rows])
     backend = nw.get_native_namespace(frame)
-    body = nw.from_dict({c: v if c.endswith("_seconds") else v.astype(np.int64)
-                         for c, v in cols.items()}, backend=backend)
-    table = nw.concat([head, body], how="horizontal").to_native()
+    body_cols = {c: v if c.endswith("_seconds") else v.astype(np.int64) for c, v in cols.items()}
+    if unit == "session" and session is None:     # a user's sessions numbered from 0
+        first_sess_of_user = np.flatnonzero(np.r_[True, user_of_sess[1:] != user_of_sess[:-1]])
+        body_cols = {"session": np.arange(n_sess) - first_sess_of_user[user_of_sess],
+                     **body_cols}
+    body = nw.from_dict(body_cols, backend=backend)
+    table = nw.concat([head, body], how="horizontal")
+    table = table.select([*ids, *(c for c in table.columns if c not in ids)]).to_native()
     means = {}
     for name, spec in out_metrics.items():
         if isinstance(spec, str):
