@@ -126,3 +126,64 @@ def test_bad_input():
         rs.novelty([1, 2], ([1], [7]))
     with pytest.raises(InputError, match="one type"):
         rs.evaluate_top_k(rs.top_k(np.ones((1, 2)), 1), ["0"], [1])
+
+
+def _cooccurrence_ild_loop(u, i, tu, ti):
+    """Recommenders' definition, pair by pair: 1 - C_ij / sqrt(c_i c_j), ``C_ij`` summed over
+    training users of (count of i) * (count of j), ``c_i`` the training rows of i."""
+    x: dict = {}
+    for a, b in zip(tu.tolist(), ti.tolist()):
+        x.setdefault(a, {}).setdefault(b, 0)
+        x[a][b] += 1
+    c = np.bincount(ti, minlength=max(i.max(), ti.max()) + 1)
+    per_user = []
+    for user in np.unique(u):
+        items = i[u == user].tolist()
+        if len(items) < 2:
+            continue
+        s = []
+        for a, b in itertools.combinations(items, 2):
+            cab = sum(h.get(a, 0) * h.get(b, 0) for h in x.values())
+            s.append(1 - (cab / math.sqrt(c[a] * c[b]) if c[a] and c[b] else 0.0))
+        per_user.append(np.mean(s))
+    return np.mean(per_user)
+
+
+@pytest.mark.parametrize("cost", [0.0, 1.0, 10.0, 1e12])
+@pytest.mark.parametrize("seed", range(4))
+def test_cooccurrence_diversity_against_loop(monkeypatch, cost, seed):
+    """Every split of the listed items into heavy (dense rows of the co-occurrence matrix) and
+    light (through the training users), in blocks of any size, gives the pair-by-pair value;
+    cost 0 puts every item on the training side, 1e12 every item in dense rows."""
+    import skrank.recsys._beyond as beyond
+
+    rng = np.random.default_rng(seed)
+    u, i = _random_lists(rng, n_users=15, n_items=20, k=8)
+    # popular items: a few items take most training rows; repeats in odd seeds
+    p = 1.0 / np.arange(1, 21)
+    n_train = 120
+    tu = rng.integers(0, 18, n_train)
+    ti = rng.choice(20, n_train, p=p / p.sum())
+    if seed % 2 == 0:
+        key = np.unique(tu * 20 + ti)
+        tu, ti = key // 20, key % 20
+    want = _cooccurrence_ild_loop(u, i, tu, ti)
+    monkeypatch.setattr(beyond, "_SPARSE_COST", cost)
+    got = float(rs.intra_list_diversity((u, i), (tu, ti), preset="recommenders"))
+    # summation order differs from the loop's: equal to rounding, not to the bit
+    assert got == pytest.approx(want, rel=1e-12)
+    monkeypatch.setattr(beyond, "_BLOCK_ENTRIES", 7)
+    monkeypatch.setattr(beyond, "_PAIR_BLOCK", 3)
+    assert float(rs.intra_list_diversity((u, i), (tu, ti), preset="recommenders")) == (
+        pytest.approx(want, rel=1e-12))
+
+
+def test_heavy_split_follows_the_cost():
+    import skrank.recsys._beyond as beyond
+
+    c = np.array([100.0, 50.0, 1.0, 0.0, 7.0])
+    ri = np.array([0, 1, 2, 3, 0, 1])
+    pairs = np.full(5, 20.0)  # look-ups over each item's listings
+    # 0 and 1 save 10 * 200 and 10 * 100 for 20 look-ups + a row of 5; 2 saves 10; 3 has no rows
+    assert beyond._heavy_items(c, ri, pairs).tolist() == [0, 1]
+    assert beyond._heavy_items(np.zeros(5), ri, pairs).size == 0

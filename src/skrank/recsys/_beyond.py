@@ -33,12 +33,18 @@ __all__ = [
 
 # bound on the entries of one block of the sparse products (bounds their memory)
 _BLOCK_ENTRIES = 1 << 23
+# cost of one multiply-add through the training users (a sparse product) against one of a
+# dense column of the co-occurrence matrix (measured on the benchmark, about 10)
+_SPARSE_COST = 10.0
+# look-ups per block of the pair sums (small blocks stay in cache)
+_PAIR_BLOCK = 1 << 18
 
 
-def _blocks(users: np.ndarray, weight: np.ndarray) -> list[np.ndarray]:
+def _blocks(users: np.ndarray, weight: np.ndarray, budget: int | None = None) -> list[np.ndarray]:
     """Consecutive runs of ``users`` whose summed ``weight`` (a bound on the entries each adds
-    to a product) stays under the budget; a user heavier than the budget is a block alone."""
-    cut = np.cumsum(weight[users]) // _BLOCK_ENTRIES
+    to a product) stays under the budget (default ``_BLOCK_ENTRIES``); a user heavier than the
+    budget is a block alone."""
+    cut = np.cumsum(weight[users]) // (budget or _BLOCK_ENTRIES)
     edges = np.flatnonzero(np.diff(cut)) + 1
     return np.split(users, edges)
 
@@ -436,19 +442,78 @@ def _pair_similarity_sums(d: Data, similarity: str, caller: str) -> np.ndarray:
         np.add.at(tot, d.ru, v)
         own = np.bincount(d.ru, weights=(v * v).sum(axis=1), minlength=n_u)
         return ((tot * tot).sum(axis=1) - own) / 2.0
+    return _cooccurrence_pair_sums(d)
+
+
+def _heavy_items(c: np.ndarray, ri: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """The listed items whose rows of the co-occurrence matrix are formed densely.
+
+    A listed item costs its training count ``c_i`` through the training users, or, with its
+    row formed, one look-up per item of the list (``pairs``: summed over its listings) plus
+    the row itself. The split minimises ``_SPARSE_COST * (sum of c over the other listings)
+    + (look-ups) + n_items * (rows formed)``, greedily by ``c_i / (look-ups per listing)``."""
+    listed = np.bincount(ri, minlength=c.size)
+    cand = np.flatnonzero((listed > 0) & (c > 0))
+    cand = cand[np.argsort(-(c[cand] * listed[cand] / pairs[cand]), kind="stable")]
+    saved = np.concatenate(([0.0], np.cumsum(listed[cand] * c[cand])))
+    spent = np.concatenate(([0.0], np.cumsum(pairs[cand] + c.size)))
+    cost = _SPARSE_COST * (saved[-1] - saved) + spent
+    return np.sort(cand[: int(np.argmin(cost))])
+
+
+def _cooccurrence_pair_sums(d: Data) -> np.ndarray:
+    """Per user code: ``sum_{i<j in list} C_ij / sqrt(c_i c_j)``.
+
+    With ``Xs`` the training matrix with columns divided by ``sqrt(c_i)`` and ``l`` the list's
+    indicator, twice the sum is ``l' Xs' Xs l - sum_i l_i Xs_i' Xs_i``. The listed items are
+    split into heavy ``H`` (:func:`_heavy_items`) and light ``T``: ``l' Xs' Xs l = sum_v
+    (Xs_vT l_T)^2 + sum_{i in H} sum_{j in list} w_j (Xs' Xs)_ij`` with ``w`` 1 on heavy
+    and 2 on light items (a heavy-heavy pair is met from both ends, a heavy-light pair once).
+    The first term is one sparse product with the training users, costing the training
+    counts of the light items only; the second looks the pairs up in rows of ``Xs' Xs``
+    formed densely for a bounded number of heavy items at a time."""
+    import scipy.sparse as sp
+
     _, xs = _train_matrix(d)
-    xst = xs.T.tocsr()
+    n_u, n_i = d.n_users, d.n_items
     own_i = np.asarray(xs.multiply(xs).sum(axis=0)).ravel()  # C_ii / c_i
-    own = np.bincount(d.ru, weights=own_i[d.ri], minlength=n_u)
-    r = _list_matrix(d)
-    users = np.flatnonzero(_present(d.ru, n_u))
-    c = np.bincount(d.ti, minlength=d.n_items).astype(np.float64)
-    weight = np.bincount(d.ru, weights=c[d.ri], minlength=n_u) + 1
+    out = -np.bincount(d.ru, weights=own_i[d.ri], minlength=n_u)
+    c = np.bincount(d.ti, minlength=n_i).astype(np.float64)
+    n = np.bincount(d.ru, minlength=n_u)
+    heavy = _heavy_items(c, d.ri, np.bincount(d.ri, weights=n[d.ru], minlength=n_i))
+    is_heavy = _present(heavy, n_i)[d.ri]
+    # light items: through the training users
+    lu, li = d.ru[~is_heavy], d.ri[~is_heavy]
+    r = sp.csr_matrix((np.ones(lu.size), (lu, li)), shape=(n_u, n_i))
+    xst = xs.T.tocsr()
+    users = np.flatnonzero(_present(lu, n_u))
+    weight = np.bincount(lu, weights=c[li], minlength=n_u) + 1
     for rows in _blocks(users, weight):
         v = r[rows] @ xst  # block x training users
-        sq = np.asarray(v.multiply(v).sum(axis=1)).ravel()
-        out[rows] = sq
-    return (out - own) / 2.0
+        np.square(v.data, out=v.data)
+        out[rows] += np.asarray(v.sum(axis=1)).ravel()
+    if heavy.size == 0:
+        return out / 2.0
+    # heavy items: each heavy listing against every item of its list, in dense rows
+    order = np.argsort(d.ru, kind="stable")
+    si, sw = d.ri[order], np.where(is_heavy, 1.0, 2.0)[order]
+    ptr = np.concatenate(([0], np.cumsum(n)))
+    hu, hpos = d.ru[is_heavy], np.searchsorted(heavy, d.ri[is_heavy])
+    by = np.argsort(hpos, kind="stable")
+    hu, hpos = hu[by], hpos[by]
+    esum = np.zeros(hu.size)
+    height = max(1, min(heavy.size, _BLOCK_ENTRIES // max(n_i, 1)))
+    for s in range(0, heavy.size, height):
+        rows = sp.csr_matrix(xs[:, heavy[s:s + height]].T) @ xs  # rows of Xs' Xs
+        dense = rows.toarray().ravel()
+        lo, hi = np.searchsorted(hpos, [s, s + height])
+        for e in _blocks(np.arange(lo, hi), n[hu], _PAIR_BLOCK):
+            lens = n[hu[e]]
+            first = np.cumsum(lens) - lens
+            j = np.repeat(ptr[hu[e]] - first, lens) + np.arange(int(lens.sum()))
+            at = np.repeat((hpos[e] - s) * n_i, lens) + si[j]
+            esum[e] = np.add.reduceat(dense[at] * sw[j], first)
+    return (out + np.bincount(hu, weights=esum, minlength=n_u)) / 2.0
 
 
 def intra_list_diversity(reco: Any, train: Any = None, *, item_features: Any = None,
