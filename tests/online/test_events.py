@@ -395,3 +395,13 @@ def test_sessions_from_gaps_equal_the_oracle(unit, gap):
     assert res.conventions["sessions"] == f"gaps > {gap:g} s"
     if unit == "session":
         assert list(res.table.columns[:3]) == ["user", "session", "arm"]
+
+
+def test_ids_that_do_not_fit_one_sort_key_give_the_same_table():
+    # float ids and huge integer ids take numpy.lexsort instead of the one-key sort
+    df = random_log(np.random.default_rng(12))
+    df["uid"] = df["user"].str[1:].astype(np.int64)
+    base = event_metrics(df, user="uid", item="item").table.drop(columns="uid")
+    for ids in (df["uid"] * 1.5, df["uid"] * 10**17):
+        got = event_metrics(df.assign(uid=ids), user="uid", item="item").table
+        pd.testing.assert_frame_equal(got.drop(columns="uid"), base)
