@@ -37,6 +37,11 @@ numbers:
   censored: left out (``retention_censoring="exclude"``) or counted as not retained
   (``"include"``).
 
+References for the definitions: abandonment as a query without a click, which also counts
+"good abandonment" (the answer was on the result page: Li, Huffman and Tokuda, SIGIR 2009);
+reformulation as a signal of dissatisfaction (Hassan, Shi, Craswell and Ramsey, CIKM 2013);
+the 30-second satisfied click (Fox, Karnawat, Mydland, Dumais and White, TOIS 2005).
+
 Rates are ratios of sums over units (queries of a user are not independent trials), written as
 a numerator and a denominator column, which :func:`analyze_experiment` analyses by the delta
 method; the conversion of users is a 0/1 column, a mean.
