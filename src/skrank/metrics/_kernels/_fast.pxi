@@ -444,7 +444,7 @@ def evaluate_contiguous(
     ints = np.zeros(max_n + 2 * n_cand_buf + 2 * n_head + MAX_CAND + 2 * max(k_sort, 1)
                     + max(gain_table.shape[0], 8) + (2 * max_n + 2 if average else 0),
                     dtype=np.int64)
-    floats = np.empty(max(k_ideal, 1) + (3 * max_n + 3 if average and err else 0) + FAST_MAX_K,
+    floats = np.empty(max(k_ideal, 1) + (6 * max_n + 6 if average and err else 0) + FAST_MAX_K,
                       dtype=np.float64)
     cdef score_t[::1] v_bs = bs, v_hs = hs, v_cs = cs
     cdef int64_t[::1] v_ints = ints

@@ -302,7 +302,7 @@ def evaluate_grouped(
     gbuf = np.empty(size if gain_mode != GAIN_TABLE else 1, dtype=np.float64)
     ibuf = np.empty(kid, dtype=np.float64)
     lbuf = np.empty(2 * size + 2 if average else 2, dtype=np.float64)
-    prodbuf = np.empty(3 * size + 3 if average and err else 1, dtype=np.float64)
+    prodbuf = np.empty(6 * size + 6 if average and err else 1, dtype=np.float64)
     hs = np.empty(sel, dtype=np.float32 if score_t is float else np.float64)
     hl = np.empty(sel, dtype=np.float64)
     ht = np.empty(sel, dtype=np.int64)

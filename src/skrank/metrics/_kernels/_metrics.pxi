@@ -53,26 +53,150 @@ cdef inline double _stop_prob(double label, double rel_min, double err_scale) no
     return (pow(2.0, label) - 1.0) * err_scale
 
 
-cdef void _avg_products(const double* values, Py_ssize_t n_values, Py_ssize_t skip,
-                        Py_ssize_t t_max, double* out) noexcept nogil:
-    """``out[t]`` = mean over t-subsets of ``values`` (without index ``skip``) of prod(1 - v).
+cdef int _ascending(const void* a, const void* b) noexcept nogil:
+    cdef double x = (<const double*>a)[0]
+    cdef double y = (<const double*>b)[0]
+    return (x > y) - (x < y)
 
-    Computed with a stable convex recurrence over the elements, for t <= t_max.
+
+# binomial and convolved probabilities below the smallest normal double are dropped: at most
+# the group's size of them, each times a value <= 1, so only an ERR below about 1e-300 (a
+# stopping probability of 2**-1000) could notice
+cdef double _TINY = 2.2250738585072014e-308
+
+
+cdef Py_ssize_t _binomial(Py_ssize_t c, double r, double* out, Py_ssize_t* lo) noexcept nogil:
+    """P(Bin(c, r) = h) into ``out[0..]`` for h = ``lo[0]`` + index; returns the count.
+
+    Unnormalised from the mode by the ratios P(h + 1) / P(h) = (c - h) r / ((h + 1)(1 - r)),
+    both ways until a value falls below ``_TINY``, then divided by their sum (no lgamma,
+    whose absolute error would grow with c). ``out`` has room for c + 1 values.
     """
-    cdef Py_ssize_t t, j, size = 0, top
-    cdef double w
-    out[0] = 1.0
-    for t in range(1, t_max + 1):
-        out[t] = 0.0
-    for j in range(n_values):
-        if j == skip:
-            continue
-        w = 1.0 - values[j]
-        size += 1
-        top = min(size, t_max)
-        for t in range(top, 0, -1):
-            out[t] = out[t] * <double>(size - t) / <double>size \
-                + w * out[t - 1] * <double>t / <double>size
+    cdef Py_ssize_t mode, h, a, b, t
+    cdef double v, total
+    if r >= 1.0:
+        lo[0] = c
+        out[0] = 1.0
+        return 1
+    mode = <Py_ssize_t>((c + 1) * r)
+    if mode > c:
+        mode = c
+    # downwards from the mode: written from the top of the buffer, then moved
+    a = mode
+    out[c] = 1.0
+    v = 1.0
+    h = mode
+    while h > 0:
+        v = v * (<double>h * (1.0 - r)) / (<double>(c - h + 1) * r)
+        if v < _TINY:
+            break
+        h -= 1
+        out[c - (mode - h)] = v
+        a = h
+    # move the lower part to the front (in increasing h), then go upwards
+    for t in range(mode - a + 1):
+        out[t] = out[c - (mode - a) + t]
+    b = mode
+    v = 1.0
+    h = mode
+    while h < c:
+        v = v * (<double>(c - h) * r) / (<double>(h + 1) * (1.0 - r))
+        if v < _TINY:
+            break
+        h += 1
+        out[h - a] = v
+        b = h
+    total = 0.0
+    for t in range(b - a + 1):
+        total += out[t]
+    for t in range(b - a + 1):
+        out[t] = out[t] / total
+    lo[0] = a
+    return b - a + 1
+
+
+cdef double _err_group(double* stops, Py_ssize_t g, Py_ssize_t mslots, Py_ssize_t i,
+                       double* work) noexcept nogil:
+    """Expected ERR contribution of a tie group of ``g`` rows in uniformly random order,
+    starting at rank ``i``, ``mslots`` of its slots inside the cutoff, given that the user
+    reaches it: E[sum_t prod_{s<t} (1 - R_s) R_t / (i + t + 1)] over the orders (t < mslots).
+
+    Each row stops the user with its probability R independently of its place, so the
+    expectation is over H, the number of rows that would stop the user (a sum of binomials,
+    one per distinct stopping probability), of phi(H): the mean of 1 / (i + 1 + X) over the
+    first of H random places X among the g (0 when it falls past the cutoff). phi follows
+    a recurrence in H with positive terms, run downwards from phi(g) = 1 / (i + 1).
+    O(g log g) for the sort, O(g) for phi, plus the convolutions of the binomials of
+    distinct stopping probabilities (one binomial, no convolution, for binary labels).
+    ``stops`` (g values) is sorted in place; ``work`` has room for 5 g + 5 values.
+    """
+    cdef Py_ssize_t n_pos = 0, t, h, a, c, n_b, b_lo, p_lo, p_n, o_n, x, y
+    cdef double r, value, fh, rh
+    cdef double* pmf = work
+    cdef double* binom = work + g + 1
+    cdef double* conv = work + 2 * g + 2
+    cdef double* phi = work + 3 * g + 3
+    cdef double* fcut = work + 4 * g + 4
+    for t in range(g):
+        if stops[t] != 0.0:
+            stops[n_pos] = stops[t]
+            n_pos += 1
+    if n_pos == 0:
+        return 0.0
+    qsort(stops, n_pos, sizeof(double), _ascending)
+    # the distribution of H: binomials of equal stopping probabilities, convolved
+    p_lo = 0
+    p_n = 1
+    pmf[0] = 1.0
+    a = 0
+    while a < n_pos:
+        r = stops[a]
+        c = 1
+        while a + c < n_pos and stops[a + c] == r:
+            c += 1
+        a += c
+        n_b = _binomial(c, r, binom, &b_lo)
+        o_n = p_n + n_b - 1
+        for x in range(o_n):
+            conv[x] = 0.0
+        for x in range(p_n):
+            for y in range(n_b):
+                conv[x + y] += pmf[x] * binom[y]
+        # drop negligible ends
+        x = 0
+        while x < o_n - 1 and conv[x] < _TINY:
+            x += 1
+        y = o_n - 1
+        while y > x and conv[y] < _TINY:
+            y -= 1
+        for t in range(y - x + 1):
+            pmf[t] = conv[x + t]
+        p_lo = p_lo + b_lo + x
+        p_n = y - x + 1
+    # F(h) = P(the first of h random places among g is inside the cutoff), h = 1..g
+    if mslots >= g:
+        for h in range(1, g + 1):
+            fcut[h] = 1.0
+    else:
+        rh = 1.0  # P(the first of h places is past the cutoff) = C(g - m, h) / C(g, h)
+        fh = 0.0
+        for h in range(1, g + 1):
+            fh = fh + rh * mslots / <double>(g - h + 1)
+            rh = rh * <double>(g - mslots - h + 1) / <double>(g - h + 1)
+            if rh < 0.0:
+                rh = 0.0
+            fcut[h] = fh
+    # phi(h) = sum_p P(first place = p | h) / (i + 1 + p) over p < mslots
+    phi[g] = 1.0 / (i + 1.0)
+    for h in range(g - 1, 0, -1):
+        phi[h] = (<double>h * <double>(g - h) / (h + 1.0) * phi[h + 1] + fcut[h]) \
+            / <double>(g - h + i + 1)
+    value = 0.0
+    for t in range(p_n):
+        h = p_lo + t
+        if h > 0:
+            value += pmf[t] * phi[h]
+    return value
 
 
 cdef bint tie_affected(bint across_only, const score_t* scores, const label_t* labels,
@@ -209,12 +333,10 @@ cdef double expected(int kind, Py_ssize_t kk, Py_ssize_t k, const int64_t* top,
     cdef Py_ssize_t hits_before = 0  # relevant rows in groups fully before the current one
     cdef bint found_cut = False
     cdef Py_ssize_t cut_g = 0, cut_r = 0, cut_m = 0, cut_start = 0, cut_hits_before = 0
-    cdef Py_ssize_t i = 0, e, g, r, t, mslots, half, a, b, same, h, div, den, stop
-    cdef double s, lab, gsum, dsum, q, pair, contrib, ra, whole, idcg, fixed
+    cdef Py_ssize_t i = 0, e, g, r, t, mslots, half, h, div, den, stop
+    cdef double s, lab, gsum, dsum, q, pair, contrib, whole, idcg, fixed
     cdef double before_num, pair_all, cut_part, value, logp, ph, num
     cdef label_t* grp_labels
-    cdef double* stops
-    cdef bint seen
     while i < kk:
         s = scores[top[i]]
         e = i + 1
@@ -275,34 +397,16 @@ cdef double expected(int kind, Py_ssize_t kk, Py_ssize_t k, const int64_t* top,
             cut_hits_before = hits_before
         # ERR over random orders of the group
         if kind == KIND_ERR:
-            contrib = 0.0
-            # stop probabilities of the members
             for t in range(g):
-                prodbuf[g + 1 + t] = _stop_prob(grp_labels[t], rel_min, err_scale)
-            stops = prodbuf + g + 1
-            # members with equal stop probabilities share one expectation: compute it once
-            for a in range(g):
-                ra = stops[a]
-                if ra == 0.0:
-                    continue
-                seen = False
-                for b in range(a):
-                    if stops[b] == ra:
-                        seen = True
-                        break
-                if seen:
-                    continue
-                same = 0
-                for b in range(a, g):
-                    if stops[b] == ra:
-                        same += 1
-                _avg_products(stops, g, a, mslots - 1, prodbuf)
-                for t in range(mslots):
-                    contrib += same * ra * prodbuf[t] / <double>g / (i + t + 1.0)
-            err += p_reach * contrib
+                prodbuf[t] = _stop_prob(grp_labels[t], rel_min, err_scale)
             whole = 1.0
             for t in range(g):
-                whole *= 1.0 - stops[t]
+                whole *= 1.0 - prodbuf[t]
+            if g == 1:  # a row tied with no other: its own term, as in exact()
+                contrib = prodbuf[0] / (i + 1.0) if prodbuf[0] != 0.0 else 0.0
+            else:
+                contrib = _err_group(prodbuf, g, mslots, i, prodbuf + g)
+            err += p_reach * contrib
             p_reach *= whole
         hits_before += r
         i = i + mslots
