@@ -266,9 +266,11 @@ def evaluate(
         False marks judged documents the system did not return: they are not ranked but
         count in the ideal DCG and the number of relevant documents under ``idcg="pool"``.
     tie_bounds : bool, default=False
-        Also compute the means under the pessimistic and optimistic ordering rules:
-        ``MetricResult.tie_interval``, ``(low, high)`` (per query the smaller and the larger
-        of the two; see the tie range in ``docs/conventions.rst``).
+        Also compute the tie range ``MetricResult.tie_interval``, ``(low, high)``: the means
+        of each query's minimum and maximum over every order of its tied rows (the two
+        ordering rules, pessimistic and optimistic, except for AP@k over the relevant found
+        and DCG/NDCG under a falling gain table; see the tie range in
+        ``docs/conventions.rst``).
     n_jobs : int or None, default=None
         Threads for the compiled kernel (which releases the GIL): None is 1, -1 every core.
         The rows are cut into chunks at query boundaries, run by a private pool of worker
@@ -421,6 +423,15 @@ max_label, empty_weighted, arithmetic
                 bounds = tuple(_run(*args, rule, kinds, ks_arr, *checked, n_threads)
                                for rule in ("pessimistic", "optimistic"))
             passes.append((mconv, group_specs, raw, bounds))
+    if tie_bounds:
+        needs = [p for p in passes if _tie_range_needs(p[0], p[1])]
+        if needs and checked is None:
+            checked = _check_values(y_true, y_score, mask, conv, specs, caller)
+        passes = [(mconv, group_specs, raw,
+                   _true_tie_range(bounds, mconv, group_specs, y_true, y_score, mask, grouping,
+                                   checked, n_threads)
+                   if _tie_range_needs(mconv, group_specs) else bounds)
+                  for mconv, group_specs, raw, bounds in passes]
     results = {}
     for mconv, group_specs, raw, bounds in passes:
         for j, spec in enumerate(group_specs):
@@ -672,9 +683,77 @@ def _run_fast(y_true, y_score, offsets, conv, tie_rule, setup, n_threads):
     return values, empty, ties
 
 
+def _falling_table(conv: Conventions) -> np.ndarray | None:
+    """The gain table of ``conv`` when some label gains less than a smaller one, else None."""
+    if not isinstance(conv.gain, tuple):
+        return None
+    table = np.asarray(conv.gain, dtype=np.float64)
+    return table if bool(np.any(np.diff(table) < 0)) else None
+
+
+def _range_columns(conv: Conventions, specs) -> tuple[list[int], list[int]]:
+    """Columns whose tie range is not given by the two ordering rules: AP@k over the
+    relevant found, and DCG/NDCG under a falling gain table."""
+    found = [j for j, s in enumerate(specs) if s.name == "ap"
+             and conv.ap_denominator == "found" and _kinds_ks(conv, [s])[1][0] > 0]
+    graded = ([j for j, s in enumerate(specs) if s.name in ("dcg", "ndcg")]
+              if _falling_table(conv) is not None else [])
+    return found, graded
+
+
+def _tie_range_needs(conv: Conventions, specs) -> bool:
+    found, graded = _range_columns(conv, specs)
+    return bool(found or graded)
+
+
+def _true_tie_range(bounds, conv: Conventions, specs, y_true, y_score, mask, grouping,
+                    checked, n_threads):
+    """``bounds`` (the raw results of the pessimistic and optimistic rules) with the columns
+    of :func:`_range_columns` replaced by the true minimum and maximum over the tie orders.
+
+    AP@k over the relevant found: the general kernel's ``"low"``/``"high"`` rules, which
+    choose how many relevant rows of a tie group split by the cutoff fall inside it. DCG and
+    NDCG under a gain table that falls: ties ordered by gain, not label (the labels renamed
+    so that the table rises, which changes no gain nor the ideal DCG).
+    """
+    found, graded = _range_columns(conv, specs)
+    low, high = ([a.copy() for a in side] for side in bounds)
+    labels = y_true.astype(np.float64, copy=False)
+    none = np.zeros(0, dtype=np.int64)
+    kinds, ks = _kinds_ks(conv, specs)
+    if found:
+        sel = np.array(found)
+        for out, rule in ((low, "low"), (high, "high")):
+            raw = _run(labels, y_score, none, mask, grouping, conv, rule, kinds[sel], ks[sel],
+                       *checked, n_threads)
+            out[0][:, sel] = raw[0]
+    if graded:
+        table = _falling_table(conv)
+        rank = np.argsort(table, kind="stable")  # labels by rising gain
+        renamed = np.empty_like(rank)
+        renamed[rank] = np.arange(rank.shape[0])
+        risen = table[rank]
+        if conv.ideal_order == "label":  # the ideal ranking keeps LightGBM's label order
+            order = renamed[::-1].astype(np.int64)
+        else:
+            order = np.argsort(-risen, kind="stable").astype(np.int64)
+        relabelled = renamed[labels.astype(np.int64)].astype(np.float64)
+        sel = np.array(graded)
+        for out, rule in ((low, "pessimistic"), (high, "optimistic")):
+            raw = _run(relabelled, y_score, none, mask, grouping, conv, rule, kinds[sel],
+                       ks[sel], *checked, n_threads, gain=(risen, order))
+            out[0][:, sel] = raw[0]
+    return tuple(low), tuple(high)
+
+
 def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max_lab, int_labels,
-         n_threads):
-    if isinstance(conv.gain, tuple):
+         n_threads, gain=None):
+    """The general kernel over every query; ``gain``: a (table, ideal order) to use instead
+    of those of ``conv``."""
+    if gain is not None:
+        gain_mode = K.GAIN_MODES["table"]
+        table, order = gain
+    elif isinstance(conv.gain, tuple):
         gain_mode, table = K.GAIN_MODES["table"], np.asarray(conv.gain, dtype=np.float64)
     elif int_labels:
         labels = np.arange(int_labels, dtype=np.float64)
@@ -683,7 +762,8 @@ def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max
     else:
         gain_mode = K.GAIN_MODES[conv.gain]
         table = np.zeros(1, dtype=np.float64)
-    order = _ideal_order(table, conv)
+    if gain is None:
+        order = _ideal_order(table, conv)
 
     def run(offsets):
         return K.evaluate_grouped(
@@ -821,8 +901,9 @@ def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResu
         per_query[emp] = {0: np.nan, 1: 0.0, 2: 1.0}[code]
     interval = None
     if bounds is not None:
-        # the two ordering rules, per query, as [smaller, larger]: with a gain table that
-        # falls or ap_denominator="found", worst label first need not give the minimum
+        # per query the two ends of the range over the tie orders (_true_tie_range: the
+        # two ordering rules, or the true minimum and maximum where they are not the ends),
+        # as [smaller, larger]
         pess, opt = (b[0][:, j] for b in bounds)
         interval = tuple(
             float(A.weighted_mean(np.ascontiguousarray(side), emp, code, w,

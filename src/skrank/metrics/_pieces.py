@@ -28,6 +28,7 @@ from ..conventions import Conventions, resolve_conventions
 from ..exceptions import EmptyQueryError, InputError, SkrankError
 from ._evaluate import (
     _EMPTY_CODE,
+    _tie_range_needs,
     _weights,
     _xgboost_weighted_precision,
     evaluate,
@@ -88,6 +89,17 @@ def make_plan(metrics, preset, conventions, tie_bounds: bool, weighted: bool,
             specs.append(spec)
     if not isinstance(tie_bounds, bool):
         raise param_error("tie_bounds", "a bool", tie_bounds, caller)
+    if tie_bounds:
+        # each piece takes the two ordering rules per query; where they are not the ends of
+        # the tie range, refused rather than a range narrower than evaluate's
+        odd = [s.display for s in specs if _tie_range_needs(conv.for_metric(s.name), [s])]
+        if odd:
+            raise param_error(
+                "tie_bounds",
+                f"False for {', '.join(odd)} under these conventions (AP@k over the relevant "
+                "found, or DCG/NDCG under a gain table that falls: the pieces take the two "
+                "ordering rules, which are not the ends of the tie range there; "
+                "skrank.evaluate computes it)", True, caller)
     needs = conv.max_label is None and any(s.name == "err" for s in specs)
     return Plan(tuple(specs), conv, conv.replace(empty="exclude"), tie_bounds, weighted,
                 weight_float32 or conv.weight_precision == "float32", caller, needs)

@@ -23,6 +23,7 @@ cdef struct Scratch:
 cdef struct Setup:
     # the conventions of one call, as kernel codes
     int tie_mode
+    int bound  # -1/+1: the low/high end of the tie range (TIE_LOW/TIE_HIGH), else 0
     int gain_mode
     const double* gain_table
     const int64_t* gain_order
@@ -152,6 +153,9 @@ cdef void _query(const score_t* qs, const double* ql, const int64_t* qt, Py_ssiz
                 st.ap_den, st.p_min_kn, n, n_rel_src, st.disc, b.ibuf, n_ideal,
                 st.terms_times_inverse,
             )
+            if st.bound != 0 and kind == KIND_AP and st.ap_den == AP_FOUND:
+                out_val[j] = ap_found_extreme(st.bound, kk, n, hs, b.hl, qs, ql, st.rel_min,
+                                              out_val[j])
         # did a tie with mixed labels fall inside the top kk (P, R, hit rate: across kk)?
         out_ties[j] = tie_affected(
             kind == KIND_P or kind == KIND_R or kind == KIND_HIT, hs, b.hl, kk, n_top,
@@ -331,6 +335,13 @@ def evaluate_grouped(
     b.counts = &v_counts[0]
     b.n_counts = v_counts.shape[0]
     st.tie_mode = tie_mode
+    st.bound = 0
+    if tie_mode == TIE_LOW:
+        st.tie_mode = TIE_PESSIMISTIC
+        st.bound = -1
+    elif tie_mode == TIE_HIGH:
+        st.tie_mode = TIE_OPTIMISTIC
+        st.bound = 1
     st.gain_mode = gain_mode
     st.gain_table = &gain_table[0]
     st.gain_order = &gain_order[0] if gain_order.shape[0] else NULL

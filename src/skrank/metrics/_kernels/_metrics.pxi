@@ -293,6 +293,81 @@ cdef double exact(int kind, Py_ssize_t kk, Py_ssize_t k, const label_t* top_labe
     return sum_prec / <double>den if den > 0 else 0.0
 
 
+cdef double _ap_placed(Py_ssize_t hits, double sum_prec, Py_ssize_t start, Py_ssize_t m,
+                       Py_ssize_t h, bint first) noexcept nogil:
+    """AP@k over the relevant found, ``hits`` relevant rows and ``sum_prec`` before rank
+    ``start``, then ``h`` relevant rows among the ``m`` slots from ``start``: the first h
+    slots or the last h. The operations of :func:`exact` on that order, so the same bits."""
+    cdef Py_ssize_t t, pos
+    for t in range(h):
+        hits += 1
+        pos = start + t if first else start + m - h + t
+        sum_prec += <double>hits / (pos + 1.0)
+    return sum_prec / <double>hits if hits > 0 else 0.0
+
+
+cdef double ap_found_extreme(int bound, Py_ssize_t kk, Py_ssize_t n, const score_t* hs,
+                             const label_t* hl, const score_t* qs, const double* ql,
+                             double rel_min, double current) noexcept nogil:
+    """The minimum (``bound`` < 0) or maximum (> 0) of AP@kk over the relevant found, over
+    every order of the tied rows; ``current``: its value on the ranking ``hs``/``hl`` (the
+    selected scores and labels, worst label first within ties for the minimum, best first
+    for the maximum).
+
+    Only a tie group that the cutoff splits makes the denominator depend on the order: with
+    h of its relevant rows inside the cutoff (h_lo..h_hi), the denominator is fixed, and
+    moving a relevant row up never lowers the numerator, so for each h the extreme places
+    them first (maximum) or last (minimum) among the group's slots, and the groups before it
+    in the order of ``hl``. Over h, the maximum is at h_lo or h_hi (a mean of precisions
+    that first fall, then rise); the minimum is searched over every h, with the sum of
+    precisions updated in O(1) per h, then recomputed exactly for the best h.
+    """
+    cdef Py_ssize_t ic, j, g = 0, r = 0, m, h, h_lo, h_hi, hits = 0, t, best_h
+    cdef double s, sum_prec = 0.0, v, best, S = 0.0, T = 0.0, c
+    if kk <= 0 or kk >= n:
+        return current
+    s = hs[kk - 1]
+    ic = kk - 1
+    while ic > 0 and hs[ic - 1] == s:
+        ic -= 1
+    for j in range(n):
+        if qs[j] == s:
+            g += 1
+            if ql[j] >= rel_min:
+                r += 1
+    m = kk - ic
+    if g <= m or r == 0 or r == g:
+        return current  # no group split by the cutoff, or nothing to choose in it
+    for t in range(ic):
+        if hl[t] >= rel_min:
+            hits += 1
+            sum_prec += <double>hits / (t + 1.0)
+    h_lo = max(0, m - (g - r))
+    h_hi = min(r, m)
+    if bound > 0:
+        return max(_ap_placed(hits, sum_prec, ic, m, h_lo, True),
+                   _ap_placed(hits, sum_prec, ic, m, h_hi, True))
+    # S: the sum of precisions of h relevant rows in the last h slots (ranks c + 1..ic + m,
+    # c = ic + m - h, the u-th of them with hits + u hits); T = sum_u 1 / (c + u)
+    best = INFINITY
+    best_h = h_lo
+    for h in range(h_hi + 1):
+        if h >= h_lo:
+            v = (sum_prec + S) / <double>(hits + h) if hits + h > 0 else 0.0
+            if v < best:
+                best = v
+                best_h = h
+        if h < h_hi:
+            c = <double>(ic + m - h)
+            S = S + (hits + 1.0) / c + T
+            T = T + 1.0 / c
+    # the exact operations for the best h and its neighbours (the search rounds differently)
+    best = _ap_placed(hits, sum_prec, ic, m, best_h, False)
+    for h in range(max(best_h - 1, h_lo), min(best_h + 1, h_hi) + 1):
+        best = min(best, _ap_placed(hits, sum_prec, ic, m, h, False))
+    return best
+
+
 cdef inline double expected_rr(Py_ssize_t n_before, Py_ssize_t g, Py_ssize_t g_rel,
                                Py_ssize_t k) noexcept nogil:
     """Expected RR@k (k = 0: no cutoff) when ``n_before`` rows rank first and then ``g`` tied

@@ -49,7 +49,8 @@ include "_fast.pxi"
 KINDS = {"ndcg": KIND_NDCG, "dcg": KIND_DCG, "p": KIND_P, "r": KIND_R, "hit": KIND_HIT,
          "ap": KIND_AP, "rr": KIND_RR, "err": KIND_ERR}
 TIE_RULES = {"pessimistic": TIE_PESSIMISTIC, "optimistic": TIE_OPTIMISTIC,
-             "input": TIE_INPUT, "average": TIE_AVERAGE, "docid": TIE_DOCID}
+             "input": TIE_INPUT, "average": TIE_AVERAGE, "docid": TIE_DOCID,
+             "low": TIE_LOW, "high": TIE_HIGH}
 AP_DENOMINATORS = {"all": AP_ALL, "min_k": AP_MIN_K, "found": AP_FOUND}
 GAIN_MODES = {"exp": GAIN_EXP, "linear": GAIN_LINEAR, "table": GAIN_TABLE}
 # largest cutoff of evaluate_contiguous; more candidates than this take its heavy-tie route

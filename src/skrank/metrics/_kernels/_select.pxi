@@ -13,6 +13,10 @@ cdef enum:
     TIE_INPUT = 2
     TIE_AVERAGE = 3
     TIE_DOCID = 4
+    # the ends of the tie range (general kernel only): ordered as pessimistic/optimistic,
+    # and AP@k over the relevant found takes its true minimum/maximum over the tie orders
+    TIE_LOW = 5
+    TIE_HIGH = 6
 
 # below this cutoff a sorted buffer beats the heap (fewer, more predictable comparisons)
 cdef enum:
