@@ -13,9 +13,9 @@ With matplotlib (``pip install 'skrank[plot]'``), :func:`plot_differences`,
 
 from __future__ import annotations
 
+from ..metrics._curves import metric_at_k
 from ._plots import (
     PLOT_FORMATS,
-    metric_at_k,
     plot_differences,
     plot_forest,
     plot_metric_at_k,

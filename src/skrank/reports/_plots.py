@@ -10,13 +10,13 @@ import math
 import os
 import re
 import textwrap
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import check_choice, param_error, relabel
+from .._validation import check_choice, param_error
 from ..metrics._spec import Metric
 from ..segments import SegmentTable
 from ..stats import ComparisonTable, PairedComparison
@@ -24,7 +24,7 @@ from ..stats import ComparisonTable, PairedComparison
 if TYPE_CHECKING:  # pragma: no cover
     from ._report import Report
 
-__all__ = ["metric_at_k", "plot_differences", "plot_forest", "plot_metric_at_k",
+__all__ = ["plot_differences", "plot_forest", "plot_metric_at_k",
            "plot_segments", "write_plots"]
 
 PLOT_FORMATS = ("png", "svg")
@@ -210,46 +210,6 @@ def plot_forest(comparisons: ComparisonTable, path: Any = None, *, title: str | 
     _title(ax, title or f"Differences with the baseline {first.name_b}", conventions)
     _save(fig, path)
     return fig
-
-
-def metric_at_k(y_true: Any, y_score: Any, qid: Any = None, *, metric: str = "ndcg",
-                ks: Iterable[int] = range(1, 21), **evaluate_kwargs: Any
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """The mean of ``metric@k`` for each cutoff ``k`` (one :func:`skrank.evaluate` pass).
-
-    Parameters
-    ----------
-    y_true, y_score, qid
-        As in :func:`skrank.evaluate`.
-    metric : str, default="ndcg"
-        A metric name without cutoff (``"ndcg"``, ``"p"``, ``"r"``, ``"ap"``, ...).
-    ks : iterable of int, default=range(1, 21)
-        The cutoffs.
-    **evaluate_kwargs
-        Conventions and other arguments of :func:`skrank.evaluate`.
-
-    Returns
-    -------
-    ks : ndarray of int
-    values : ndarray of float
-
-    Examples
-    --------
-    >>> from skrank.reports import metric_at_k
-    >>> ks, values = metric_at_k([1, 0, 1], [0.9, 0.8, 0.1], [1, 1, 1], metric="p", ks=[1, 2, 3])
-    >>> ks.tolist(), values.round(4).tolist()
-    ([1, 2, 3], [1.0, 0.5, 0.6667])
-    """
-    from ..metrics._evaluate import evaluate
-
-    base = Metric.parse(metric)
-    k_list = [int(k) for k in ks]
-    if not k_list:
-        raise param_error("ks", "a non-empty sequence of cutoffs", ks, "metric_at_k")
-    names = [Metric(base.name, k) for k in k_list]
-    with relabel("metric_at_k"):
-        res = evaluate(y_true, y_score, qid, metrics=names, **evaluate_kwargs)
-    return np.asarray(k_list), np.array([res[m].value for m in names], dtype=np.float64)
 
 
 def plot_metric_at_k(curves: Mapping[str, tuple[Any, Any]], path: Any = None, *,
