@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from .._text import listing
 from ..exceptions import SkrankError
 from ..metrics._spec import Metric
 
@@ -97,15 +98,6 @@ class _Loaded:
     candidates_note: str = ""
 
 
-def _listing(values: Sequence[Any], limit: int = 5) -> str:
-    shown = ", ".join(repr(str(v)) for v in list(values)[:limit])
-    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
-
-
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else (many or word + 's')}"
-
-
 def _names_from_paths(paths: Sequence[str]) -> list[str]:
     names = [os.path.basename(p) or p for p in paths]
     if len(set(names)) != len(names):
@@ -136,7 +128,7 @@ def _resolve_baseline_path(baseline: str | None, names: list[str], paths: list[s
     if os.path.isfile(baseline):
         return None, baseline
     raise DataError(
-        f"--baseline: {baseline!r} is neither one of the systems ({_listing(names, 10)}) "
+        f"--baseline: {baseline!r} is neither one of the systems ({listing(names, 10)}) "
         "nor a file."
     )
 

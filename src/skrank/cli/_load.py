@@ -10,13 +10,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._text import listing, plural
 from ..exceptions import InvalidParameterError, SkrankError
 from ._common import (
     DataError,
-    _listing,
     _Loaded,
     _Plan,
-    _plural,
     _Progress,
     _System,
     _system_files,
@@ -69,7 +68,7 @@ def _load_table(args: argparse.Namespace, progress: _Progress) -> _Loaded:
 
     if len(args.inputs) != 1:
         raise DataError(f"a table input is one file; got {len(args.inputs)}: "
-                        f"{_listing(args.inputs)}.")
+                        f"{listing(args.inputs)}.")
     path = args.inputs[0]
     scores = [c.strip() for s in args.score for c in s.split(",") if c.strip()] or None
     if scores is not None and args.baseline is not None and args.baseline not in scores:
@@ -86,11 +85,11 @@ def _load_table(args: argparse.Namespace, progress: _Progress) -> _Loaded:
         raise DataError(str(exc).replace("scores=[...]", "--score")) from None
     if args.baseline is not None and args.baseline not in table.scores:
         raise DataError(f"--baseline: {args.baseline!r} is not a score column of {path} "
-                        f"(score columns: {_listing(table.systems, 10)}).")
+                        f"(score columns: {listing(table.systems, 10)}).")
     loaded = _Loaded("table", [], args.baseline)
     n_q = np.unique(table.qid).size
     loaded.inputs.append(
-        f"table {path}: {_plural(len(table), 'row')}, {_plural(n_q, 'query', 'queries')}; "
+        f"table {path}: {plural(len(table), 'row')}, {plural(n_q, 'query', 'queries')}; "
         f"query id {args.qid!r}, label {args.label!r}, systems: {', '.join(table.systems)}"
     )
     for name, values in table.scores.items():
@@ -161,8 +160,8 @@ def _load_libsvm(args: argparse.Namespace, progress: _Progress) -> _Loaded:
     table = read_scored_libsvm(data, dict(zip(names, score_paths)), group=args.group)
     loaded = _Loaded("libsvm", [], base_name)
     loaded.inputs.append(
-        f"libsvm {data}: {_plural(len(table), 'row')}, "
-        f"{_plural(np.unique(table.qid).size, 'query', 'queries')}; scores: "
+        f"libsvm {data}: {plural(len(table), 'row')}, "
+        f"{plural(np.unique(table.qid).size, 'query', 'queries')}; scores: "
         + ", ".join(f"{n} ({p})" if n != p else n for n, p in zip(names, score_paths))
     )
     for name, values in table.scores.items():
@@ -190,7 +189,7 @@ def _read_query_table(path: str, qid_column: str, columns: Sequence[str]
         if col not in header:
             option = "--qid" if col == qid_column else "--segment"
             raise DataError(f"{option}: no column {col!r} in {path} (columns: "
-                            f"{_listing(header, 20)}).")
+                            f"{listing(header, 20)}).")
     body = [r for r in rows[1:] if any(c.strip() for c in r)]
     for i, r in enumerate(rows[1:], start=2):
         if any(c.strip() for c in r) and len(r) != len(header):

@@ -11,13 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from .._text import listing, plural
 from ..exceptions import SkrankError
 from ._common import (
     DataError,
-    _listing,
     _Loaded,
     _Plan,
-    _plural,
     _Progress,
     _System,
     _system_files,
@@ -225,12 +224,12 @@ def _evaluate_run(path: str, index: Any, args: argparse.Namespace, plan: _Plan,
     if args.run_only == "error" and run_only_qids.size:
         raise DataError(
             f"{path}: {run_only_qids.size} queries of the run have no judgement in "
-            f"{index.source}: {_listing(run_only_qids)} (run_only='error')."
+            f"{index.source}: {listing(run_only_qids)} (run_only='error')."
         )
     if qrels_only == "error" and qrels_only_qids.size:
         raise DataError(
             f"{path}: {qrels_only_qids.size} judged queries of {index.source} have no "
-            f"result in the run: {_listing(qrels_only_qids)} (qrels_only='error')."
+            f"result in the run: {listing(qrels_only_qids)} (qrels_only='error')."
         )
     if qrels_only == "include" and missing.size:
         empty = RunBlock(pa.chunked_array([], type=pa.string()),
@@ -333,8 +332,8 @@ def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _L
     index = index_qrels(cols.qid, cols.doc, cols.rel, qrels_path, cols.lines)
     qrels_only = args.qrels_only or ("include" if args.complete else "ignore")
     loaded = _Loaded("trec", [], base_name)
-    loaded.inputs.append(f"qrels {qrels_path}: {_plural(index.n_topics, 'topic')}, "
-                         f"{_plural(len(cols), 'judgement')}")
+    loaded.inputs.append(f"qrels {qrels_path}: {plural(index.n_topics, 'topic')}, "
+                         f"{plural(len(cols), 'judgement')}")
     del cols
     candidates = {}
     for name, path in zip(names, run_paths):
@@ -344,8 +343,8 @@ def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _L
         if ev.state.batches > 1:
             read = f", read in {ev.state.batches:,} batches of whole topics"
         loaded.inputs.append(f"run {name}: {path} (tag {ev.state.tag}), "
-                             f"{_plural(len(ev.state.topics), 'topic')}, "
-                             f"{_plural(ev.state.n_rows, 'result')}{read}")
+                             f"{plural(len(ev.state.topics), 'topic')}, "
+                             f"{plural(ev.state.n_rows, 'result')}{read}")
         if ev.interleaved is not None:
             loaded.notes.append(
                 f"{name}: read whole, not in batches: its topics are not in contiguous "
@@ -357,20 +356,20 @@ def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _L
             how = {"ignore": "ignored, as trec_eval does",
                    "include": "included with every label 0 (--run-only include)"}[args.run_only]
             loaded.notes.append(
-                f"{name}: {_plural(n, 'topic')} of the run {'has' if n == 1 else 'have'} no "
-                f"judgement ({_listing(ev.run_only)}): {how}."
+                f"{name}: {plural(n, 'topic')} of the run {'has' if n == 1 else 'have'} no "
+                f"judgement ({listing(ev.run_only)}): {how}."
             )
         if ev.qrels_only.size:
             n = ev.qrels_only.size
             how = {"ignore": "ignored (trec_eval's default; -c counts them as 0)",
                    "include": "counted with value 0 (-c)"}[qrels_only]
             loaded.notes.append(
-                f"{name}: {_plural(n, 'judged topic')} {'has' if n == 1 else 'have'} no "
-                f"result in the run ({_listing(ev.qrels_only)}): {how}."
+                f"{name}: {plural(n, 'judged topic')} {'has' if n == 1 else 'have'} no "
+                f"result in the run ({listing(ev.qrels_only)}): {how}."
             )
         if ev.n_negative:
             loaded.notes.append(
-                f"{name}: {_plural(ev.n_negative, 'judgement')} with a negative "
+                f"{name}: {plural(ev.n_negative, 'judgement')} with a negative "
                 "label read as 0 (as trec_eval does)."
             )
         loaded.systems.append(_System(name, ev.kwargs or {}, ev.state.tag, result=ev.result))

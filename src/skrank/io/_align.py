@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._text import listing
 from .._validation import check_choice, check_int, param_error
 from ..exceptions import InputError
 from ._arrow import import_pyarrow
@@ -94,12 +95,6 @@ class AlignedRun:
             "doc_id": self.doc_id,
             "retrieved": self.retrieved,
         }
-
-
-def _listing(ids: np.ndarray, limit: int = 5) -> str:
-    shown = ", ".join(repr(str(x)) for x in ids[:limit])
-    more = f" and {ids.shape[0] - limit} more" if ids.shape[0] > limit else ""
-    return shown + more
 
 
 @dataclass
@@ -424,12 +419,12 @@ def align_run_qrels(
     if run_only == "error" and run_only_qids.size:
         raise InputError(
             f"{run.source}: {run_only_qids.size} queries of the run have no judgement in "
-            f"{qrels.source}: {_listing(run_only_qids)} (run_only='error')."
+            f"{qrels.source}: {listing(run_only_qids)} (run_only='error')."
         )
     if qrels_only == "error" and qrels_only_qids.size:
         raise InputError(
             f"{run.source}: {qrels_only_qids.size} judged queries of {qrels.source} have no "
-            f"result in the run: {_listing(qrels_only_qids)} (qrels_only='error')."
+            f"result in the run: {listing(qrels_only_qids)} (qrels_only='error')."
         )
     if joined.n_negative and negative_rel == "error":
         raise _negative_error(joined, qrels.source)

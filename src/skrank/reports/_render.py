@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._text import plural
 from ..exceptions import InvalidParameterError
 from ..metrics._spec import _TREC_FAMILY_OF, _TREC_PLAIN_OF, Metric
 from ..segments import _fmt_ci, _fmt_num, _text_table
@@ -45,14 +46,10 @@ def _version() -> str:
         return "unknown"
 
 
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
 def _headline(report: Report) -> str:
     n_sys = len(report.systems)
-    return (f"skrank {_version()} eval: {_plural(n_sys, 'system')}, "
-            f"{_plural(report.n_queries, 'query', 'queries')}")
+    return (f"skrank {_version()} eval: {plural(n_sys, 'system', thousands=False)}, "
+            f"{plural(report.n_queries, 'query', 'queries', thousands=False)}")
 
 
 def _comparison_method(report: Report) -> str:
@@ -62,7 +59,7 @@ def _comparison_method(report: Report) -> str:
     if n == 1:
         family = "one comparison, nothing to correct"
     elif report.primary is None:
-        family = f"{s['correction']} correction over all {_plural(n, 'comparison')}"
+        family = f"{s['correction']} correction over all {plural(n, 'comparison', thousands=False)}"
     else:
         family = (f"primary {report.primary!r} uncorrected (pre-registered), {s['correction']} "
                   f"correction over the other {n - 1}")

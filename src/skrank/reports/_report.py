@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._text import listing
 from .._validation import check_choice, check_int, param_error, renamed_parameters
 from ..exceptions import InputError
 from ..metrics._result import EvaluationResult, MetricResult
@@ -19,11 +20,6 @@ from ..stats._corrections import CORRECTIONS, TESTS
 from ..stats._progress import progress_bar
 
 __all__ = ["Report", "build_report"]
-
-
-def _listing(values: Sequence[Any], limit: int = 5) -> str:
-    shown = ", ".join(repr(str(v)) for v in list(values)[:limit])
-    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
 
 
 @dataclass(frozen=True, eq=False)
@@ -272,11 +268,11 @@ def _check_coverage(name: str, res: EvaluationResult, baseline: str,
     if only_a:
         parts.append(f"the baseline {baseline!r} has no value for {len(only_a)} "
                      f"{'query' if len(only_a) == 1 else 'queries'} of {name!r}: "
-                     f"{_listing(only_a)}")
+                     f"{listing(only_a)}")
     if only_b:
         parts.append(f"{name!r} has no value for {len(only_b)} "
                      f"{'query' if len(only_b) == 1 else 'queries'} of the baseline "
-                     f"{baseline!r}: {_listing(only_b)}")
+                     f"{baseline!r}: {listing(only_b)}")
     raise InputError(
         "; ".join(parts) + ". Paired tests need the same queries in both systems (with TREC "
         "runs, count judged topics without results as 0 in both: trec_eval -c)."

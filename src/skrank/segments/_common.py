@@ -1,20 +1,13 @@
-"""What the segment modules share: query ids matched as text, per-query arrays, listings."""
+"""What the segment modules share: query ids matched as text, per-query arrays."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .._validation import public_name
 from ..exceptions import InputError
-
-
-def _listing(values: Sequence[Any], limit: int = 5) -> str:
-    shown = ", ".join(repr(v.item() if isinstance(v, np.generic) else v)
-                      for v in list(values)[:limit])
-    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
 
 
 def _key(q: Any) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._text import listing
 from .._validation import (
     Options,
     Satisfies,
@@ -22,7 +23,7 @@ from .._validation import (
     validate_params,
 )
 from ..exceptions import InputError
-from ._common import _as_1d, _key, _listing, _same_length, _unique_qids
+from ._common import _as_1d, _key, _same_length, _unique_qids
 
 _BASES = ("traffic", "queries")
 
@@ -82,7 +83,7 @@ class Segmentation:
             unknown = sorted(set(labels.tolist()) - set(order))
             if unknown:
                 raise param_error("order", f"a sequence naming every segment (missing "
-                                  f"{_listing(unknown)})", self.order, caller)
+                                  f"{listing(unknown)})", self.order, caller)
             object.__setattr__(self, "qids", qids)
             object.__setattr__(self, "labels", labels)
             object.__setattr__(self, "order", order)
@@ -111,7 +112,7 @@ class Segmentation:
             missing = [k for k, i in zip(keys, idx) if i < 0]
             raise InputError(
                 f"The {self.name!r} segmentation has no segment for {len(missing)} of the "
-                f"{len(keys)} queries: {_listing(missing)}."
+                f"{len(keys)} queries: {listing(missing)}."
             )
         return self.labels[idx]
 

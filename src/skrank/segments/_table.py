@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._text import listing
 from .._validation import (
     SEED,
     Options,
@@ -20,7 +21,7 @@ from ..stats import Interval, PairedComparison, multiple_comparisons, paired_com
 from ..stats._checks import ALTERNATIVE, OPEN_UNIT, POSITIVE_INT
 from ..stats._corrections import CORRECTIONS, TESTS
 from ..stats._results import format_p
-from ._common import _as_1d, _listing, _same_length
+from ._common import _as_1d, _same_length
 from ._segmentation import Segmentation
 from ._text import _fmt_ci, _fmt_num, _text_table
 
@@ -224,7 +225,7 @@ class SegmentTable:
         notes = []
         small = [r.segment for r in self.rows if self.paired and 2 <= r.n < SMALL_SEGMENT]
         if small:
-            notes.append(f"fewer than {SMALL_SEGMENT} queries in {_listing(small)}: the "
+            notes.append(f"fewer than {SMALL_SEGMENT} queries in {listing(small)}: the "
                          "bootstrap interval is unreliable there (the randomisation p-value "
                          "stays valid)")
         if self.paired and any(r.n < 2 for r in self.rows):
