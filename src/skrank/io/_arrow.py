@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import public_name
 from ..exceptions import InputError
 from ._common import Source, source_name, where
 
@@ -48,15 +49,19 @@ _MAGIC = ((b"\x1f\x8b", lambda f: gzip.GzipFile(fileobj=f)), (b"BZh", bz2.BZ2Fil
           (b"\xfd7zXZ\x00", lzma.LZMAFile))
 
 
-def import_pyarrow(caller: str) -> tuple[Any, Any, Any]:
-    """Return ``(pyarrow, pyarrow.csv, pyarrow.compute)`` or raise an install hint."""
+def import_pyarrow(default: str = "skrank.io") -> tuple[Any, Any, Any]:
+    """Return ``(pyarrow, pyarrow.csv, pyarrow.compute)`` or raise an install hint.
+
+    The hint names the public function running (:func:`~skrank._validation.public_name`),
+    else ``default``.
+    """
     try:
         import pyarrow
         import pyarrow.compute
         import pyarrow.csv
     except ImportError as exc:
         raise ImportError(
-            f"{caller} needs pyarrow to read files; install it with: pip install "
+            f"{public_name(default)} needs pyarrow to read files; install it with: pip install "
             "'skrank[pandas]' (or pip install pyarrow)"
         ) from exc
     return pyarrow, pyarrow.csv, pyarrow.compute
@@ -267,7 +272,6 @@ def _split(reader: Any, size: int, name: str) -> Iterator[bytes]:
 def iter_blocks(
     source: Source, *, names: list[str], keep: dict[str, Any], exact: int | None,
     at_least: int, layout: str, refuse: Any, chunk_bytes: int = CHUNK_BYTES,
-    caller: str = "read",
 ) -> Iterator[Block]:
     """Parse ``source`` block by block into pyarrow tables of the columns in ``keep``.
 
@@ -278,7 +282,7 @@ def iter_blocks(
     Raises :class:`InputError` naming the file and line of the first malformed line, value or
     non-UTF-8 byte.
     """
-    pa, csv, _ = import_pyarrow(caller)
+    pa, csv, _ = import_pyarrow()
     name = source_name(source)
     stream, owned = open_binary(source)
     read_options = csv.ReadOptions(column_names=names, use_threads=True,

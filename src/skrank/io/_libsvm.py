@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from .._validation import check_int, param_error
+from .._validation import BOOL, Interval, validate_params
 from ..exceptions import InputError
 from ._common import Source, decode, read_bytes, source_name, to_array, where
 
@@ -52,6 +52,11 @@ class LibSVMData(NamedTuple):
     qid: np.ndarray | None
 
 
+@validate_params({
+    # source: opened in the body, whose errors name the file and the line
+    "zero_based": BOOL,
+    "n_features": [Interval(int, 1), None],
+})
 def read_libsvm(
     source: Source,
     *,
@@ -104,11 +109,7 @@ def read_libsvm(
     >>> data.qid
     array([1, 1, 7])
     """
-    if not isinstance(zero_based, (bool, np.bool_)):
-        raise param_error("zero_based", "a bool", zero_based, "read_libsvm")
-    n_features = check_int(
-        "n_features", n_features, min_value=1, allow_none=True, caller="read_libsvm"
-    )
+    n_features = None if n_features is None else int(n_features)
     name = source_name(source)
     data = read_bytes(source)
     parsed = _load_svmlight(data, zero_based, n_features)

@@ -15,7 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, param_error
+from .._validation import (
+    BOOL,
+    Described,
+    InstanceOf,
+    Options,
+    Satisfies,
+    param_error,
+    public_name,
+    validate_params,
+)
 from ..exceptions import InputError
 from ._common import Source, read_text, source_name, where
 from ._libsvm import read_libsvm
@@ -70,7 +79,7 @@ class ScoreTable:
         return list(self.scores)
 
 
-def _import_pyarrow(caller: str) -> Any:
+def _import_pyarrow() -> Any:
     try:
         import pyarrow
         import pyarrow.compute
@@ -78,8 +87,8 @@ def _import_pyarrow(caller: str) -> Any:
         import pyarrow.parquet
     except ImportError as exc:
         raise ImportError(
-            f"{caller} needs pyarrow to read CSV, TSV and Parquet tables; install it with: "
-            "pip install skrank[pandas] (or pip install pyarrow)"
+            f"{public_name('read_table')} needs pyarrow to read CSV, TSV and Parquet tables; "
+            "install it with: pip install skrank[pandas] (or pip install pyarrow)"
         ) from exc
     return pyarrow
 
@@ -100,16 +109,22 @@ def _guess_format(name: str) -> str | None:
     return _SUFFIXES.get(os.path.splitext(lower)[1])
 
 
-def _names(value: Any, param: str, caller: str, *, allow_none: bool) -> list[str] | None:
-    """Normalise a column-name parameter to a list of names."""
-    if value is None and allow_none:
+def _is_names(value: Any) -> bool:
+    """Whether ``value`` is a column name or a non-empty sequence of them."""
+    return isinstance(value, str) or (
+        isinstance(value, Sequence) and bool(value) and all(isinstance(v, str) for v in value)
+    )
+
+
+def _names(value: str | Sequence[str] | None) -> list[str] | None:
+    """A declared column-name parameter (see ``_COLUMNS``) as a list of names, or None."""
+    if value is None:
         return None
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Sequence) and value and all(isinstance(v, str) for v in value):
-        return list(value)
-    allowed = "a column name or a non-empty list of column names"
-    raise param_error(param, allowed + (" or None" if allow_none else ""), value, caller)
+    return [value] if isinstance(value, str) else list(value)
+
+
+_COLUMN = InstanceOf(str, "a column name (str)")
+_COLUMNS = [Satisfies(_is_names, "a column name or a non-empty list of column names"), None]
 
 
 def _row_place(fmt: str, row: int) -> str:
@@ -117,6 +132,17 @@ def _row_place(fmt: str, row: int) -> str:
     return f"line {row + 2}" if fmt != "parquet" else f"row {row}"
 
 
+@validate_params({
+    # source: opened in the body, whose errors name the file and the line (or row)
+    "qid": _COLUMN,
+    "label": _COLUMN,
+    "doc_id": [_COLUMN, None],
+    "scores": _COLUMNS,
+    "extra": _COLUMNS,
+    # None: guessed from the file name in the body, whose message names the file
+    "format": Described("one of " + ", ".join(repr(f) for f in _FORMATS), Options(_FORMATS),
+                        None),
+})
 def read_table(
     source: Source,
     *,
@@ -185,39 +211,29 @@ def read_table(
     >>> table.scores["neural"]
     array([0.9, 0.1, 0.7])
     """
-    caller = "read_table"
-    for param, value in (("qid", qid), ("label", label)):
-        if not isinstance(value, str):
-            raise param_error(param, "a column name (str)", value, caller)
-    if doc_id is not None and not isinstance(doc_id, str):
-        raise param_error("doc_id", "a column name (str) or None", doc_id, caller)
-    score_names = _names(scores, "scores", caller, allow_none=True)
-    extra_names = _names(extra, "extra", caller, allow_none=True) or []
+    score_names = _names(scores)
+    extra_names = _names(extra) or []
     name = source_name(source)
-    if format is None:
-        guessed = _guess_format(name)
-        if guessed is None:
-            raise param_error(
-                "format", "one of 'csv', 'tsv', 'parquet' when the file name "
-                f"({name!r}) does not tell", format, caller,
-            )
-        fmt = guessed
-    else:
-        fmt = check_choice("format", format, _FORMATS, caller)
+    fmt = format if format is not None else _guess_format(name)
+    if fmt is None:
+        raise param_error(
+            "format", "one of 'csv', 'tsv', 'parquet' when the file name "
+            f"({name!r}) does not tell", format, public_name(),
+        )
     if isinstance(source, (str, os.PathLike)) and not os.path.exists(source):
         raise InputError(f"{name}: no such file.")
 
-    pa = _import_pyarrow(caller)
+    pa = _import_pyarrow()
     if fmt == "parquet":
-        columns, read = _parquet(source, name, caller)
+        columns, read = _parquet(source, name)
     else:
-        columns, read = _text_table(source, name, fmt, caller)
+        columns, read = _text_table(source, name, fmt)
     available = ", ".join(repr(c) for c in columns)
 
     def need(column: str, param: str) -> None:
         if column not in columns:
             raise param_error(
-                param, f"a column of {name} (available: {available})", column, caller
+                param, f"a column of {name} (available: {available})", column, public_name()
             )
 
     need(qid, "qid")
@@ -295,7 +311,7 @@ def read_table(
     )
 
 
-def _parquet(source: Source, name: str, caller: str) -> tuple[list[str], Any]:
+def _parquet(source: Source, name: str) -> tuple[list[str], Any]:
     """The column names of a Parquet file and a function reading some of its columns."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -316,7 +332,7 @@ def _parquet(source: Source, name: str, caller: str) -> tuple[list[str], Any]:
     return list(schema.names), read
 
 
-def _text_table(source: Source, name: str, fmt: str, caller: str) -> tuple[list[str], Any]:
+def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any]:
     """The header of a CSV/TSV table and a function parsing some of its columns."""
     import pyarrow as pa
     import pyarrow.csv as csv
@@ -443,6 +459,7 @@ def _repeated_pair(qid: Any, doc: Any) -> tuple[int, int] | None:
     return first_repeat(qcode * max(len(ddict), 1) + dcode)
 
 
+@validate_params({})  # source: opened in the body, whose errors name the file and the line
 def read_scores(source: Source) -> np.ndarray:
     """Read a file of scores, one number per line (as ``predict`` output is saved).
 
@@ -504,6 +521,11 @@ def _read_groups(source: Source) -> np.ndarray:
     return sizes
 
 
+@validate_params({
+    # data, scores, group: opened in the body, whose errors name the file and the line
+    # (scores is checked there too: its messages differ by what is wrong and name a key)
+    "zero_based": BOOL,
+})
 def read_scored_libsvm(
     data: Source,
     scores: Source | Sequence[Source] | Mapping[str, Source],
@@ -548,7 +570,7 @@ def read_scored_libsvm(
     >>> table.qid, table.y_true, table.scores["model"]
     (array([1, 1, 2]), array([2., 0., 1.]), array([0.8, 0.3, 0.5]))
     """
-    caller = "read_scored_libsvm"
+    caller = public_name()
     data_name = source_name(data)
     parsed = read_libsvm(data, zero_based=zero_based)
     n = parsed.y.shape[0]

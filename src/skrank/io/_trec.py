@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import validate_params
 from ..exceptions import InputError
 from ._arrow import CHUNK_BYTES, Block, bad_value, import_pyarrow, iter_blocks
 from ._common import Source, source_name, where
@@ -286,16 +287,16 @@ class QrelsColumns:
         return int(self.rel.shape[0])
 
 
-def read_qrels_columns(source: Source, caller: str = "read_qrels") -> QrelsColumns:
+def read_qrels_columns(source: Source) -> QrelsColumns:
     """Read a qrels file into columns, checking every line (see :func:`read_qrels`)."""
-    pa, _, pc = import_pyarrow(caller)
+    pa, _, pc = import_pyarrow("read_qrels")
     name = source_name(source)
     lines = LineMap()
     qid, doc, rel = [], [], []
     for block in iter_blocks(source, names=_QRELS_NAMES,
                              keep={"qid": pa.string(), "doc": pa.string(), "rel": pa.string()},
                              exact=4, at_least=4, layout="qid iter docno rel",
-                             refuse=_refuse_label, caller=caller):
+                             refuse=_refuse_label):
         labels = block.table.column("rel")
         try:
             values = pc.cast(labels, pa.int64())
@@ -367,17 +368,16 @@ class RunBlock:
         return int(self.score.shape[0])
 
 
-def iter_run_blocks(source: Source, *, chunk_bytes: int = CHUNK_BYTES,
-                    caller: str = "read_run") -> Any:
+def iter_run_blocks(source: Source, *, chunk_bytes: int = CHUNK_BYTES) -> Any:
     """Yield the rows of a run file block by block, each value checked (see
     :func:`read_run`); the blocks follow the file, so a topic may span two of them."""
-    pa, _, _ = import_pyarrow(caller)
+    pa, _, _ = import_pyarrow("read_run")
     name = source_name(source)
     for block in iter_blocks(source, names=_RUN_NAMES,
                              keep={"qid": pa.string(), "doc": pa.string(),
                                    "score": pa.float64()},
                              exact=None, at_least=6, layout="qid Q0 docno rank score tag",
-                             refuse=_refuse_score, chunk_bytes=chunk_bytes, caller=caller):
+                             refuse=_refuse_score, chunk_bytes=chunk_bytes):
         score = block.table.column("score").to_numpy()
         if not np.isfinite(score).all():
             i = int(np.flatnonzero(~np.isfinite(score))[0])
@@ -412,10 +412,10 @@ def _chunks(column: Any) -> list[Any]:
     return list(column.chunks) if hasattr(column, "chunks") else [column]
 
 
-def read_run_columns(source: Source, caller: str = "read_run") -> RunBlock:
+def read_run_columns(source: Source) -> RunBlock:
     """Read a whole run into columns, every line and pair checked (see :func:`read_run`)."""
     name = source_name(source)
-    run = concat_run_blocks(list(iter_run_blocks(source, caller=caller)))
+    run = concat_run_blocks(list(iter_run_blocks(source)))
     if not len(run):
         raise InputError(f"{name}: no results (the file is empty or only has comments).")
     check_pairs(run.qid, run.doc, run.lines, name, "retrieved", "documents")
@@ -487,6 +487,7 @@ class Run:
         return np.unique(self.qid)
 
 
+@validate_params({})  # source: opened in the body, whose errors name the file and the line
 def read_qrels(source: Source) -> Qrels:
     """Read a TREC qrels file (``qid iter docno rel``).
 
@@ -527,6 +528,7 @@ def read_qrels(source: Source) -> Qrels:
                  source=cols.source)
 
 
+@validate_params({})  # source: opened in the body, whose errors name the file and the line
 def read_run(source: Source) -> Run:
     """Read a TREC run file (``qid Q0 docno rank score tag``).
 
