@@ -61,6 +61,13 @@ def column_kwargs(name: str, weights: bool = True) -> dict:
     return kw
 
 
+def engine_result(evaluate, data, name: str, weights: bool = True, metrics=METRICS, **kw):
+    """An engine's ``evaluate`` (``skrank.dask.evaluate``, ``skrank.spark.evaluate``) on the
+    rows of :func:`random_frame` under a set of conventions."""
+    return evaluate(data, metrics=metrics, **column_kwargs(name, weights), **CONVENTIONS[name],
+                    **kw)
+
+
 def reference(frame: pd.DataFrame, name: str, metrics=METRICS, weights: bool = True):
     """``skrank.evaluate`` on the collected rows, with the same columns."""
     kw = column_kwargs(name, weights)

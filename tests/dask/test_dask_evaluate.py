@@ -22,19 +22,11 @@ import skrank.stats
 from skrank.dask._evaluate import _run
 from skrank.metrics._pieces import make_plan
 
-from .._distributed import (
-    CONVENTIONS,
-    METRICS,
-    assert_same_result,
-    column_kwargs,
-    random_frame,
-    reference,
-)
+from .._distributed import CONVENTIONS, assert_same_result, engine_result, random_frame, reference
 
 
-def _evaluate(ddf, name, weights=True, metrics=METRICS, **kw):
-    return skrank.dask.evaluate(ddf, metrics=metrics, **column_kwargs(name, weights),
-                                **CONVENTIONS[name], **kw)
+def _evaluate(ddf, name, weights=True, **kw):
+    return engine_result(skrank.dask.evaluate, ddf, name, weights, **kw)
 
 
 @settings(max_examples=25, deadline=None)

@@ -16,14 +16,7 @@ import skrank.spark
 import skrank.stats
 from skrank.spark import _evaluate as S
 
-from .._distributed import (
-    CONVENTIONS,
-    METRICS,
-    assert_same_result,
-    column_kwargs,
-    random_frame,
-    reference,
-)
+from .._distributed import METRICS, assert_same_result, engine_result, random_frame, reference
 
 
 def _frame(spark, frame):
@@ -53,8 +46,7 @@ def _collected(sdf):
 def test_equals_evaluate_on_collected_rows(spark, monkeypatch, name, seed, str_qid):
     monkeypatch.setattr(S, "_CHUNK_ROWS", 1)  # evaluate every batch, carrying its last query
     sdf = _frame(spark, random_frame(seed, n_queries=25, max_size=20, str_qid=str_qid))
-    got = skrank.spark.evaluate(sdf, metrics=METRICS, **column_kwargs(name),
-                                **CONVENTIONS[name])
+    got = engine_result(skrank.spark.evaluate, sdf, name)
     assert_same_result(got, reference(_collected(sdf), name))
 
 

@@ -9,15 +9,15 @@ import numpy as np
 from .._validation import param_error
 from ..conventions import Conventions
 from ..metrics._pieces import (
-    ERROR,
-    ERROR_KIND,
     FIRST,
     Plan,
-    assemble,
+    check_frame_params,
     evaluate_piece,
+    fill_parameters_doc,
+    gather,
+    locator,
     make_plan,
     piece_columns,
-    piece_error,
 )
 from ..metrics._result import EvaluationResult
 from ..metrics._spec import Metric
@@ -39,8 +39,7 @@ def _import_dask():
     return dd
 
 
-def _locate(key: int) -> str:
-    return f"row {key & ((1 << _ROW_BITS) - 1)} of input partition {key >> _ROW_BITS}"
+_locate = locator(_ROW_BITS)
 
 
 def _with_position(pdf, partition_info=None):
@@ -82,9 +81,6 @@ def _evaluate_partition(pdf, plan: Plan, names: dict[str, str | None], meta):
                          col("y_score"), doc_id=col("doc_id"),
                          sample_weight=col("sample_weight"), retrieved=col("retrieved"),
                          locate=_locate)
-    if ERROR in out:  # one row that carries the error to the driver
-        out = {"qid": pdf[names["qid"]].to_numpy()[:1], FIRST: pdf[FIRST].to_numpy()[:1],
-               ERROR: out[ERROR], ERROR_KIND: out[ERROR_KIND]}
     n_q = out["qid"].shape[0]
     frame = {"qid": pd.Series(out.pop("qid"), dtype=meta["qid"].dtype)}
     for name in meta.columns[1:]:
@@ -139,28 +135,10 @@ def evaluate(
     ----------
     ddf : dask.dataframe.DataFrame
         One row per (query, document), partitioned in any way.
-    metrics : str, Metric or sequence of them, default=("ndcg@10",)
-        As in :func:`skrank.evaluate`.
-    qid, y_true, y_score : str, default="qid", "y_true", "y_score"
-        Names of the columns of query ids, relevance labels and scores.
-    doc_id : str, optional
-        Column of document ids: ``ties="docid"`` needs it, and a document repeated within a
-        query is then refused (without it, duplicate rows cannot be told from documents).
-    sample_weight, retrieved : str, optional
-        Columns of row weights and of the retrieved flags, as in :func:`skrank.evaluate`.
-    preset, conventions, tie_bounds
-        As in :func:`skrank.evaluate`.
+    {columns}
     npartitions : int, optional
         Partitions after the shuffle; default: as many as ``ddf`` has.
-    gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, ideal_order, \
-score_precision, label_precision, weight_precision, default_k, max_label, \
-empty_weighted, arithmetic
-        Conventions; see :class:`skrank.Conventions`.
-
-    Returns
-    -------
-    EvaluationResult
-        As :func:`skrank.evaluate` returns on the collected rows.
+    {conventions}
 
     Raises
     ------
@@ -186,32 +164,18 @@ empty_weighted, arithmetic
     ...                                               metrics=["ndcg@2"])["ndcg@2"])
     True
     """  # noqa: E501
+    values = locals()  # the conventions given one by one, among the parameters
     dd = _import_dask()
     if not isinstance(ddf, dd.DataFrame):
         raise param_error("ddf", "a dask.dataframe.DataFrame", type(ddf).__name__, _CALLER)
     names = {"qid": qid, "y_true": y_true, "y_score": y_score, "doc_id": doc_id,
              "sample_weight": sample_weight, "retrieved": retrieved}
-    for param, name in names.items():
-        if name is None and param in ("qid", "y_true", "y_score"):
-            raise param_error(param, "the name of a column of ddf", None, _CALLER)
-        if name is not None and name not in ddf.columns:
-            known = ", ".join(map(repr, ddf.columns))
-            raise param_error(param, f"the name of a column of ddf ({known})", name, _CALLER)
-    if npartitions is not None and (not isinstance(npartitions, int)
-                                    or isinstance(npartitions, bool) or npartitions < 1):
-        raise param_error("npartitions", "a positive int or None", npartitions, _CALLER)
+    check_frame_params(names, list(ddf.columns), "ddf", ("npartitions", npartitions), _CALLER)
     weight_dtype = ddf[sample_weight].dtype if sample_weight is not None else None
     plan = make_plan(
         metrics, preset, conventions, tie_bounds, sample_weight is not None,
         weight_dtype is not None and weight_dtype.kind == "f" and weight_dtype.itemsize < 8,
-        _CALLER,
-        dict(gain=gain, ties=ties, empty=empty, rel_min=rel_min,
-             ap_denominator=ap_denominator, p_divisor=p_divisor, idcg=idcg,
-             ideal_order=ideal_order, score_precision=score_precision,
-             label_precision=label_precision, weight_precision=weight_precision,
-             default_k=default_k, max_label=max_label, empty_weighted=empty_weighted,
-             arithmetic=arithmetic),
-    )
+        _CALLER, values)
     cols = list(dict.fromkeys(n for n in names.values() if n is not None))
     rows = ddf[cols]
     if plan.needs_max_label:
@@ -232,9 +196,7 @@ def _run(rows, plan: Plan, names, npartitions, *, shuffle: bool) -> EvaluationRe
         keyed = keyed.shuffle(on=names["qid"], npartitions=npartitions or rows.npartitions)
     meta = _meta(plan, rows._meta[names["qid"]].dtype)
     table = keyed.map_partitions(_evaluate_partition, plan, names, meta, meta=meta).compute()
-    errors = table[table[ERROR].notna()]
-    if errors.shape[0]:
-        first = errors.sort_values(FIRST).iloc[0]
-        raise piece_error(first[ERROR], first[ERROR_KIND])
-    columns = {c: table[c].to_numpy() for c in table.columns if c not in (ERROR, ERROR_KIND)}
-    return assemble(plan, columns)
+    return gather(plan, {c: table[c].to_numpy() for c in table.columns})
+
+
+fill_parameters_doc(evaluate)

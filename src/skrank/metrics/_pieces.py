@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import param_error
-from ..conventions import Conventions, resolve_conventions
+from ..conventions import CONVENTION_NAMES, Conventions, resolve_conventions
 from ..exceptions import EmptyQueryError, InputError, SkrankError
 from ._evaluate import (
     _EMPTY_CODE,
@@ -38,7 +38,8 @@ from ._kernels import _arrays as A
 from ._result import EvaluationResult, MetricResult
 from ._spec import Metric
 
-__all__ = ["Plan", "assemble", "evaluate_piece", "make_plan", "piece_columns", "piece_error"]
+__all__ = ["Plan", "assemble", "check_frame_params", "evaluate_piece", "fill_parameters_doc",
+           "gather", "locator", "make_plan", "piece_columns", "piece_error"]
 
 #: names of the per-query table's fixed columns (the query id column keeps the input's name)
 FIRST, SIZE, WEIGHT, ERROR, ERROR_KIND = "_first", "_size", "_weight", "_error", "_error_kind"
@@ -73,9 +74,74 @@ class Plan:
                     self.weight_float32, self.caller, False)
 
 
+# the parameters the engines' ``evaluate`` share, for their docstrings: ``{columns}`` (after
+# the data frame) and ``{conventions}`` (last)
+_PARAMETERS_DOC = {
+    "{columns}": """metrics : str, Metric or sequence of them, default=("ndcg@10",)
+        As in :func:`skrank.evaluate`.
+    qid, y_true, y_score : str, default="qid", "y_true", "y_score"
+        Names of the columns of query ids, relevance labels and scores.
+    doc_id : str, optional
+        Column of document ids: ``ties="docid"`` needs it, and a document repeated within a
+        query is then refused (without it, duplicate rows cannot be told from documents).
+    sample_weight, retrieved : str, optional
+        Columns of row weights and of the retrieved flags, as in :func:`skrank.evaluate`.
+    preset, conventions, tie_bounds
+        As in :func:`skrank.evaluate`.""",
+    "{conventions}": """gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, ideal_order, \
+score_precision, label_precision, weight_precision, default_k, max_label, \
+empty_weighted, arithmetic
+        Conventions; see :class:`skrank.Conventions`.
+
+    Returns
+    -------
+    EvaluationResult
+        As :func:`skrank.evaluate` returns on the collected rows.""",
+}
+
+
+def fill_parameters_doc(func: Callable) -> None:
+    """Write the shared parameters into an engine's ``evaluate`` docstring (``{columns}``,
+    ``{conventions}``)."""
+    if func.__doc__ is not None:  # None under python -OO
+        for key, text in _PARAMETERS_DOC.items():
+            func.__doc__ = func.__doc__.replace(key, text)
+
+
+def check_frame_params(names: Mapping[str, str | None], columns: Sequence[str], frame: str,
+                       count: tuple[str, Any], caller: str) -> None:
+    """Check an engine's column names (``names``: parameter to column name; ``qid``,
+    ``y_true`` and ``y_score`` required) against the columns of its data frame (the
+    parameter ``frame``), and its partition count ``count`` (name, value: a positive int or
+    None)."""
+    for param, name in names.items():
+        if name is None and param in ("qid", "y_true", "y_score"):
+            raise param_error(param, f"the name of a column of {frame}", None, caller)
+        if name is not None and name not in columns:
+            known = ", ".join(map(repr, columns))
+            raise param_error(param, f"the name of a column of {frame} ({known})", name,
+                              caller)
+    param, value = count
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                              or value < 1):
+        raise param_error(param, "a positive int or None", value, caller)
+
+
+def locator(row_bits: int) -> Callable[[int], str]:
+    """How an engine names a row from its position key: the input partition's number above
+    ``row_bits`` bits, the row in the partition below."""
+    def locate(key: int) -> str:
+        return f"row {key & ((1 << row_bits) - 1)} of input partition {key >> row_bits}"
+
+    return locate
+
+
 def make_plan(metrics, preset, conventions, tie_bounds: bool, weighted: bool,
-              weight_float32: bool, caller: str, overrides: Mapping[str, Any]) -> Plan:
-    """Resolve and check the conventions and metrics as :func:`evaluate` does."""
+              weight_float32: bool, caller: str, values: Mapping[str, Any]) -> Plan:
+    """Resolve and check the conventions and metrics as :func:`evaluate` does; the
+    conventions given one by one are taken from ``values`` (the caller's ``locals()``: the
+    entries named as conventions)."""
+    overrides = {name: values.get(name) for name in CONVENTION_NAMES}
     conv = resolve_conventions(preset, conventions, **overrides)
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
@@ -127,9 +193,9 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
     their rows adjacent or not (Spark's tasks sort by query, Dask's partitions by position).
 
     A skrank error in the rows is returned as the table's ``_error`` (its class name in
-    ``_error_kind``), with "at row N" rewritten by ``locate`` (given the row's ``first``) to
-    say where the row was in the input, rather than raised: the engines pass it to the
-    driver, which raises it.
+    ``_error_kind``) of a one-row table, with "at row N" rewritten by ``locate`` (given the
+    row's ``first``) to say where the row was in the input, rather than raised: the engines
+    pass it to the driver, where :func:`gather` raises it.
     """
     n = int(qid.shape[0])
     first = np.asarray(first, dtype=np.int64)
@@ -156,7 +222,9 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
         if locate is not None:
             message = _ROW.sub(lambda m: "at " + locate(int(first[int(m.group(1))])),
                                message)
-        return {ERROR: message, ERROR_KIND: type(exc).__name__}
+        # one row that carries the error to the driver
+        return {"qid": qid[:1], FIRST: first[:1], ERROR: [message],
+                ERROR_KIND: [type(exc).__name__]}
     out[WEIGHT] = (np.asarray(weights, dtype=np.float64) if weights is not None
                    else np.zeros(res.n_queries))
     for j, spec in enumerate(plan.specs):
@@ -180,6 +248,17 @@ def piece_error(message: str, kind: str) -> SkrankError:
     if not (isinstance(cls, type) and issubclass(cls, SkrankError)):
         cls = InputError
     return cls(message)
+
+
+def gather(plan: Plan, table: Mapping[str, np.ndarray]) -> EvaluationResult:
+    """The result of the gathered per-query tables, or the error of the piece whose error row
+    comes first in the input (``_error`` holds None or NaN where there is none)."""
+    error = np.asarray(table[ERROR], dtype=object)
+    bad = np.flatnonzero((error != None) & (error == error))  # noqa: E711 (object array)
+    if bad.shape[0]:
+        first = bad[np.argmin(np.asarray(table[FIRST])[bad])]
+        raise piece_error(error[first], table[ERROR_KIND][first])
+    return assemble(plan, {c: v for c, v in table.items() if c not in (ERROR, ERROR_KIND)})
 
 
 def assemble(plan: Plan, table: Mapping[str, np.ndarray]) -> EvaluationResult:

@@ -11,12 +11,13 @@ import numpy as np
 from .._validation import param_error
 from ..conventions import Conventions
 from ..metrics._pieces import (
-    ERROR,
-    ERROR_KIND,
     FIRST,
     Plan,
-    assemble,
+    check_frame_params,
     evaluate_piece,
+    fill_parameters_doc,
+    gather,
+    locator,
     make_plan,
     piece_columns,
     piece_error,
@@ -52,8 +53,7 @@ def _import_spark():
     return DataFrame, F
 
 
-def _locate(key: int) -> str:
-    return f"row {key & ((1 << _ROW_BITS) - 1)} of input partition {key >> _ROW_BITS}"
+_locate = locator(_ROW_BITS)
 
 
 def _out_schema(plan: Plan, qid_type):
@@ -122,9 +122,6 @@ class _Pieces:
                              doc_id=col("doc_id"), sample_weight=col("sample_weight"),
                              retrieved=col("retrieved"), locate=_locate)
         qid_type = table.schema.field(_COLS["qid"]).type
-        if ERROR in out:  # one row that carries the error to the driver
-            out = {"qid": col("qid")[:1], FIRST: first[:1],
-                   ERROR: [out[ERROR]], ERROR_KIND: [out[ERROR_KIND]]}
         n_q = len(out["qid"])
         arrays = [pa.array(out["qid"], type=qid_type)]
         names = ["qid"]
@@ -181,28 +178,10 @@ def evaluate(
     ----------
     sdf : pyspark.sql.DataFrame
         One row per (query, document), partitioned in any way.
-    metrics : str, Metric or sequence of them, default=("ndcg@10",)
-        As in :func:`skrank.evaluate`.
-    qid, y_true, y_score : str, default="qid", "y_true", "y_score"
-        Names of the columns of query ids, relevance labels and scores.
-    doc_id : str, optional
-        Column of document ids: ``ties="docid"`` needs it, and a document repeated within a
-        query is then refused.
-    sample_weight, retrieved : str, optional
-        Columns of row weights and of the retrieved flags, as in :func:`skrank.evaluate`.
-    preset, conventions, tie_bounds
-        As in :func:`skrank.evaluate`.
+    {columns}
     num_partitions : int, optional
         Partitions of the shuffle; default: ``spark.sql.shuffle.partitions``.
-    gain, ties, empty, rel_min, ap_denominator, p_divisor, idcg, ideal_order, \
-score_precision, label_precision, weight_precision, default_k, max_label, \
-empty_weighted, arithmetic
-        Conventions; see :class:`skrank.Conventions`.
-
-    Returns
-    -------
-    EvaluationResult
-        As :func:`skrank.evaluate` returns on the collected rows.
+    {conventions}
 
     Raises
     ------
@@ -223,34 +202,18 @@ empty_weighted, arithmetic
     >>> print(skrank.spark.evaluate(sdf, metrics=["rr"]))  # doctest: +SKIP
     RR = 0.7500 (ties=pessimistic, empty=exclude, rel_min=1; 2 queries, 1 with ties that change the value)
     """  # noqa: E501
+    values = locals()  # the conventions given one by one, among the parameters
     DataFrame, F = _import_spark()
     if not isinstance(sdf, DataFrame):
         raise param_error("sdf", "a pyspark.sql.DataFrame", type(sdf).__name__, _CALLER)
     names = {"qid": qid, "y_true": y_true, "y_score": y_score, "doc_id": doc_id,
              "sample_weight": sample_weight, "retrieved": retrieved}
-    for param, name in names.items():
-        if name is None and param in ("qid", "y_true", "y_score"):
-            raise param_error(param, "the name of a column of sdf", None, _CALLER)
-        if name is not None and name not in sdf.columns:
-            known = ", ".join(map(repr, sdf.columns))
-            raise param_error(param, f"the name of a column of sdf ({known})", name, _CALLER)
-    if num_partitions is not None and (not isinstance(num_partitions, int)
-                                       or isinstance(num_partitions, bool)
-                                       or num_partitions < 1):
-        raise param_error("num_partitions", "a positive int or None", num_partitions,
-                          _CALLER)
+    check_frame_params(names, sdf.columns, "sdf", ("num_partitions", num_partitions),
+                       _CALLER)
     weight_type = (sdf.schema[sample_weight].dataType.typeName()
                    if sample_weight is not None else None)
-    plan = make_plan(
-        metrics, preset, conventions, tie_bounds, sample_weight is not None,
-        weight_type in ("float", "half"), _CALLER,
-        dict(gain=gain, ties=ties, empty=empty, rel_min=rel_min,
-             ap_denominator=ap_denominator, p_divisor=p_divisor, idcg=idcg,
-             ideal_order=ideal_order, score_precision=score_precision,
-             label_precision=label_precision, weight_precision=weight_precision,
-             default_k=default_k, max_label=max_label, empty_weighted=empty_weighted,
-             arithmetic=arithmetic),
-    )
+    plan = make_plan(metrics, preset, conventions, tie_bounds, sample_weight is not None,
+                     weight_type in ("float", "half"), _CALLER, values)
     if plan.needs_max_label:
         top = sdf.agg(F.max(F.col(y_true))).first()[0]
         plan = plan.with_max_label(None if top is None else float(top))
@@ -274,12 +237,10 @@ def _run(rows, plan: Plan, names, num_partitions) -> EvaluationResult:
     except Exception as exc:
         _unwrap(exc)
         raise
-    errors = np.flatnonzero(columns[ERROR] != None)  # noqa: E711 (object array)
-    if errors.shape[0]:
-        first = errors[np.argmin(columns[FIRST][errors])]
-        raise piece_error(columns[ERROR][first], columns[ERROR_KIND][first])
-    return assemble(plan, {c: v for c, v in columns.items() if c not in (ERROR, ERROR_KIND)})
+    return gather(plan, columns)
 
+
+fill_parameters_doc(evaluate)
 
 _LAST_PYTHON_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)): (.*)$", re.MULTILINE)
 
