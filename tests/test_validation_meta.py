@@ -21,6 +21,7 @@ import pytest
 
 import skrank
 import skrank.fairness
+import skrank.io
 import skrank.online
 import skrank.scorers
 import skrank.segments
@@ -46,7 +47,7 @@ from skrank.exceptions import InvalidParameterError
 
 # skrank.recsys is not here yet: its public functions are not declared with validate_params
 FACADES = [skrank, skrank.stats, skrank.scorers, skrank.survival, skrank.uplift, skrank.segments,
-           skrank.fairness, skrank.online]
+           skrank.fairness, skrank.online, skrank.io]
 
 # public functions without declared parameters of their own, and why
 EXEMPT: dict[str, str] = {}

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._text import listing
-from .._validation import check_choice, check_int, param_error
+from .._validation import Interval, Options, param_error, public_name, validate_params
 from ..exceptions import InputError
 from ._arrow import import_pyarrow
 from ._common import where
@@ -317,6 +317,13 @@ def pa_index(values: np.ndarray) -> Any:
     return pa.array(np.asarray(values, dtype=np.int64), type=pa.int64())
 
 
+@validate_params({
+    # qrels, run: checked in the body, whose messages show the type given, not its value
+    "qrels_only": Options(_ONLY_RULES),
+    "run_only": Options(_ONLY_RULES),
+    "negative_rel": Options(_NEGATIVE_RULES),
+    "max_docs": [Interval(int, 1), None],
+})
 def align_run_qrels(
     qrels: Qrels,
     run: Run,
@@ -385,17 +392,14 @@ def align_run_qrels(
     >>> aligned.qrels_only_qids  # query 2 has judgements but no results
     array(['2'], dtype='<U1')
     """
-    caller = "align_run_qrels"
     if not isinstance(qrels, Qrels):
-        raise param_error("qrels", "a Qrels (see skrank.io.read_qrels)", type(qrels), caller)
+        raise param_error("qrels", "a Qrels (see skrank.io.read_qrels)", type(qrels),
+                          public_name())
     if not isinstance(run, Run):
-        raise param_error("run", "a Run (see skrank.io.read_run)", type(run), caller)
-    qrels_only = check_choice("qrels_only", qrels_only, _ONLY_RULES, caller)
-    run_only = check_choice("run_only", run_only, _ONLY_RULES, caller)
-    negative_rel = check_choice("negative_rel", negative_rel, _NEGATIVE_RULES, caller)
-    max_docs = check_int("max_docs", max_docs, min_value=1, allow_none=True, caller=caller)
+        raise param_error("run", "a Run (see skrank.io.read_run)", type(run), public_name())
+    max_docs = None if max_docs is None else int(max_docs)
 
-    pa, _, _ = import_pyarrow(caller)
+    pa, _, _ = import_pyarrow()
     # Work on str / float64 columns whatever the caller built the objects from.
     index = index_qrels(
         pa.array(np.asarray(qrels.qid).astype(str), type=pa.string()),
