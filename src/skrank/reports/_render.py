@@ -15,8 +15,9 @@ import numpy as np
 from .._text import plural
 from ..exceptions import InvalidParameterError
 from ..metrics._spec import _TREC_FAMILY_OF, _TREC_PLAIN_OF, Metric
-from ..segments import _fmt_ci, _fmt_num, _text_table
-from ..stats._results import format_p
+from ..segments import _fmt_ci, _fmt_num
+from ..stats._results import verdict_cells
+from ..stats._table import text_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._report import Report
@@ -82,9 +83,10 @@ def _comparison_rows(report: Report) -> tuple[list[str], list[list[str]]]:
         name = row.name + (" (primary)" if row.role == "primary" else "")
         body.append([
             name, str(c.n), _fmt_num(c.mean_a), _fmt_num(c.mean_b),
-            _fmt_num(c.mean_difference, signed=True), _fmt_ci(c.ci_bca), format_p(row.pvalue),
-            format_p(row.pvalue_adjusted) + (" *" if row.reject else ""),
-            f"{c.wins}/{c.ties}/{c.losses}", _fmt_num(c.mdd.value),
+            _fmt_num(c.mean_difference, signed=True), _fmt_ci(c.ci_bca),
+            *verdict_cells(row.pvalue, row.pvalue_adjusted, row.reject, c.wins, c.ties,
+                           c.losses),
+            _fmt_num(c.mdd.value),
         ])
     return header, body
 
@@ -125,7 +127,7 @@ def render_text(report: Report, per_query: bool = False) -> str:
     if report.comparisons is not None:
         lines += ["", f"Comparison with the baseline {report.baseline}",
                   _comparison_method(report)]
-        lines += _text_table(*_comparison_rows(report))
+        lines += text_table(*_comparison_rows(report))
         lines.append("conventions: " + "; ".join(
             f"{m}: {report.conventions(m)}" for m in report.metrics))
         for row in report.comparisons:
@@ -134,11 +136,11 @@ def render_text(report: Report, per_query: bool = False) -> str:
     for table in report.segments:
         header, body = table.table()
         lines += ["", _segment_title(report, table), table.method()]
-        lines += _text_table(header, body)
+        lines += text_table(header, body)
         lines += [f"note: {n}" for n in table.footnotes()]
     if per_query:
         lines += ["", "Per query"]
-        lines += _text_table(*_per_query_cells(report))
+        lines += text_table(*_per_query_cells(report))
     if report.notes:
         lines += ["", "notes:"]
         lines += [f"  - {note}" for note in report.notes]

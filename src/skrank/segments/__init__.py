@@ -47,7 +47,7 @@ from ._table import (
     SegmentTable,
     segment_table,
 )
-from ._text import _fmt_ci, _fmt_num, _text_table  # noqa: F401 (used by skrank.reports)
+from ._text import _fmt_ci, _fmt_num  # noqa: F401 (used by skrank.reports)
 
 __all__ = [
     "SegmentRow",

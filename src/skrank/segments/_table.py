@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,10 +19,11 @@ from .._validation import (
 from ..stats import Interval, PairedComparison, multiple_comparisons, paired_comparison
 from ..stats._checks import ALTERNATIVE, OPEN_UNIT, POSITIVE_INT
 from ..stats._corrections import CORRECTIONS, TESTS
-from ..stats._results import format_p
+from ..stats._results import verdict_cells
+from ..stats._table import RowTable, text_table
 from ._common import _as_1d, _same_length
 from ._segmentation import Segmentation
-from ._text import _fmt_ci, _fmt_num, _text_table
+from ._text import _fmt_ci, _fmt_num
 
 #: Below this many queries a segment's bootstrap interval is flagged as unreliable.
 SMALL_SEGMENT = 10
@@ -96,7 +96,7 @@ class SegmentRow:
 
 
 @dataclass(frozen=True, eq=False)
-class SegmentTable:
+class SegmentTable(RowTable[SegmentRow]):
     """Per-segment comparison of a system with a baseline (see :func:`segment_table`).
 
     Iterate over it for :class:`SegmentRow` objects; index it by position or segment name.
@@ -130,6 +130,8 @@ class SegmentTable:
     confidence: float
     seed: int | None
 
+    _row_key, _row_word, _names_word = "segment", "segment", "segments"
+
     @property
     def confidence_level(self) -> float:
         """The confidence level, by the name of the parameter that set it (``confidence``
@@ -145,21 +147,6 @@ class SegmentTable:
     def paired(self) -> bool:
         """Whether there is a baseline (and so differences and tests)."""
         return self.name_b is not None
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __iter__(self) -> Iterator[SegmentRow]:
-        return iter(self.rows)
-
-    def __getitem__(self, key: int | str) -> SegmentRow:
-        if isinstance(key, str):
-            for row in self.rows:
-                if row.segment == key:
-                    return row
-            raise KeyError(f"No segment named {key!r}; segments are "
-                           f"{[r.segment for r in self.rows]}.")
-        return self.rows[key]
 
     def title(self) -> str:
         """One line saying what the table compares."""
@@ -214,9 +201,8 @@ class SegmentTable:
         for r in self.rows:
             body.append([
                 r.segment, str(r.n), _fmt_num(r.mean_a), _fmt_num(r.mean_b),
-                _fmt_num(r.difference, signed=True), _fmt_ci(r.ci), format_p(r.pvalue),
-                format_p(r.pvalue_adjusted) + (" *" if r.reject else ""),
-                f"{r.wins}/{r.ties}/{r.losses}",
+                _fmt_num(r.difference, signed=True), _fmt_ci(r.ci),
+                *verdict_cells(r.pvalue, r.pvalue_adjusted, r.reject, r.wins, r.ties, r.losses),
             ])
         return header, body
 
@@ -238,7 +224,7 @@ class SegmentTable:
 
     def __str__(self) -> str:
         header, body = self.table()
-        lines = [self.title(), self.method(), *_text_table(header, body)]
+        lines = [self.title(), self.method(), *text_table(header, body)]
         lines += [f"note: {n}" for n in self.footnotes()]
         return "\n".join(lines)
 

@@ -9,13 +9,13 @@ report.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_choice
+from ._table import RowTable, text_table
 
 __all__ = [
     "ComparisonRow",
@@ -62,6 +62,33 @@ def format_p(p: float | None) -> str:
     if p is None or math.isnan(p):
         return "n/a"
     return f"{p:.1e}" if 0 < p < 1e-4 else f"{p:.4f}"
+
+
+def verdict_cells(pvalue: float, pvalue_adjusted: float, reject: bool, wins: int, ties: int,
+               losses: int) -> list[str]:
+    """The cells ``p``, ``p adjusted`` (starred when rejected) and ``W/T/L`` of a table row.
+
+    Parameters
+    ----------
+    pvalue, pvalue_adjusted : float
+        The raw and the corrected p-value.
+    reject : bool
+        Whether the corrected p-value is significant (marked ``" *"``).
+    wins, ties, losses : int
+        Queries where the system is better, equal, worse.
+
+    Returns
+    -------
+    list of str
+        Three cells.
+
+    Examples
+    --------
+    >>> verdict_cells(0.01, 0.03, True, 7, 1, 2)
+    ['0.0100', '0.0300 *', '7/1/2']
+    """
+    return [format_p(pvalue), format_p(pvalue_adjusted) + (" *" if reject else ""),
+            f"{wins}/{ties}/{losses}"]
 
 
 def _fmt_qid(q: Any) -> str:
@@ -607,7 +634,7 @@ class ComparisonRow:
 
 
 @dataclass(frozen=True, eq=False)
-class ComparisonTable:
+class ComparisonTable(RowTable[ComparisonRow]):
     """Several paired comparisons with one multiple-comparison correction.
 
     Built by :func:`skrank.stats.compare_many` or :func:`skrank.stats.comparison_table`.
@@ -633,19 +660,7 @@ class ComparisonTable:
     alpha: float
     primary: str | None
 
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __iter__(self) -> Iterator[ComparisonRow]:
-        return iter(self.rows)
-
-    def __getitem__(self, key: int | str) -> ComparisonRow:
-        if isinstance(key, str):
-            for row in self.rows:
-                if row.name == key:
-                    return row
-            raise KeyError(f"No comparison named {key!r}; names are {[r.name for r in self.rows]}.")
-        return self.rows[key]
+    _row_key, _row_word, _names_word = "name", "comparison", "names"
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -699,15 +714,10 @@ class ComparisonTable:
                 _fmt(c.mean_b),
                 _fmt(c.mean_difference, signed=True),
                 str(c.ci_bca),
-                format_p(r.pvalue),
-                format_p(r.pvalue_adjusted) + (" *" if r.reject else ""),
-                f"{c.wins}/{c.ties}/{c.losses}",
+                *verdict_cells(r.pvalue, r.pvalue_adjusted, r.reject, c.wins, c.ties,
+                               c.losses),
                 _fmt(c.mdd.value),
             ])
-        widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(header)]
-        fmt_row = "  ".join(
-            f"{{:<{w}}}" if i < 2 else f"{{:>{w}}}" for i, w in enumerate(widths)
-        )
         if self.primary is None:
             how = f"{self.correction} correction over all {len(self.rows)} comparisons"
         else:
@@ -715,7 +725,6 @@ class ComparisonTable:
                    f"correction over the other {len(self.rows) - 1}")
         lines = [
             f"{self.test} test p-values; {how}; * = significant at alpha = {self.alpha:g}",
-            fmt_row.format(*header),
+            *text_table(header, body, left=2),
         ]
-        lines.extend(fmt_row.format(*row) for row in body)
         return "\n".join(lines)
