@@ -5,6 +5,7 @@ The public API lives here; modules whose names start with an underscore are priv
 
 from __future__ import annotations
 
+from ._version import __version__
 from .conventions import Conventions
 from .exceptions import (
     EmptyQueryError,
@@ -43,8 +44,6 @@ from .scorers import (
     recall_at,
     reciprocal_rank_at,
 )
-
-__version__ = "0.1.0.dev0"
 
 __all__ = [
     "Conventions",

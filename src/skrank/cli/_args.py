@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._version import __version__
 from ..conventions import (
     EMPTY_RULES,
     IDCG_SOURCES,
@@ -22,17 +23,6 @@ from ..metrics._spec import Metric, MetricNameError, parse_metric_list
 
 FORMATS = ("text", "markdown", "html", "json", "csv", "trec")
 INPUTS = ("auto", "trec", "table", "libsvm")
-
-
-def _version() -> str:
-    """skrank's version, from the installed package's metadata (as the reports print it),
-    without importing the package facade."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("skrank")
-    except PackageNotFoundError:  # pragma: no cover - run from a source tree not installed
-        return "unknown"
 
 
 # --------------------------------------------------------------------------- argument types
@@ -317,7 +307,7 @@ def build_parser(prog: str = "skrank") -> argparse.ArgumentParser:
     """The argument parser of ``skrank`` (with its ``eval`` subcommand)."""
     parser = argparse.ArgumentParser(
         prog=prog, description="skrank: convention-explicit ranking evaluation.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     ev = sub.add_parser("eval", help="evaluate rankers and compare them with a baseline",
                         description=_DESCRIPTION, epilog=_EPILOG,
@@ -330,7 +320,7 @@ def build_eval_parser(prog: str = "rank-eval") -> argparse.ArgumentParser:
     """The parser of ``rank-eval``: ``skrank eval`` as a command of its own."""
     parser = argparse.ArgumentParser(prog=prog, description=_DESCRIPTION, epilog=_EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     _add_eval_arguments(parser)
     return parser
 

@@ -18,9 +18,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._version import __version__
 from ..segments import SMALL_SEGMENT, _fmt_ci, _fmt_num
 from ..stats._results import format_p
-from ._render import _comparison_method, _comparison_rows, _headline, _segment_title, _version
+from ._render import _comparison_method, _comparison_rows, _headline, _segment_title
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._report import Report
@@ -362,7 +363,7 @@ def render_html(report: Report, *, curves: Mapping[str, Mapping[str, Any]] | Non
     if per_query:
         body += ["<h2 id=\"per-query\">Per query</h2>", _table(*_per_query_cells(report))]
     body += _notes(report, fig)
-    body.append(f'<footer><p class="muted">skrank {_e(_version())}; seed {_e(report.seed)}'
+    body.append(f'<footer><p class="muted">skrank {_e(__version__)}; seed {_e(report.seed)}'
                 "</p></footer>")
     return "\n".join([
         "<!DOCTYPE html>",

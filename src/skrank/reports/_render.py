@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._text import plural
+from .._version import __version__
 from ..exceptions import InvalidParameterError
 from ..metrics._spec import _TREC_FAMILY_OF, _TREC_PLAIN_OF, Metric
 from ..segments import _fmt_ci, _fmt_num
@@ -37,19 +38,9 @@ __all__ = [
 # --------------------------------------------------------------------------- shared pieces
 
 
-def _version() -> str:
-    """skrank's version, from the installed package's metadata (no import of the facade)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("skrank")
-    except PackageNotFoundError:  # pragma: no cover - run from a source tree not installed
-        return "unknown"
-
-
 def _headline(report: Report) -> str:
     n_sys = len(report.systems)
-    return (f"skrank {_version()} eval: {plural(n_sys, 'system', thousands=False)}, "
+    return (f"skrank {__version__} eval: {plural(n_sys, 'system', thousands=False)}, "
             f"{plural(report.n_queries, 'query', 'queries', thousands=False)}")
 
 
@@ -235,7 +226,7 @@ def report_dict(report: Report, per_query: bool = False) -> dict[str, Any]:
                         for m in report.metrics},
         }
     out = {
-        "skrank_version": _version(),
+        "skrank_version": __version__,
         "inputs": list(report.inputs),
         "metrics": [str(m) for m in report.metrics],
         "baseline": report.baseline,
