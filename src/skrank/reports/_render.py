@@ -17,7 +17,7 @@ from .._version import __version__
 from ..exceptions import InvalidParameterError
 from ..metrics._spec import _TREC_FAMILY_OF, _TREC_PLAIN_OF, Metric
 from ..segments import _fmt_ci, _fmt_num
-from ..stats._results import verdict_cells
+from ..stats._results import format_p
 from ..stats._table import text_table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,10 +74,9 @@ def _comparison_rows(report: Report) -> tuple[list[str], list[list[str]]]:
         name = row.name + (" (primary)" if row.role == "primary" else "")
         body.append([
             name, str(c.n), _fmt_num(c.mean_a), _fmt_num(c.mean_b),
-            _fmt_num(c.mean_difference, signed=True), _fmt_ci(c.ci_bca),
-            *verdict_cells(row.pvalue, row.pvalue_adjusted, row.reject, c.wins, c.ties,
-                           c.losses),
-            _fmt_num(c.mdd.value),
+            _fmt_num(c.mean_difference, signed=True), _fmt_ci(c.ci_bca), format_p(row.pvalue),
+            format_p(row.pvalue_adjusted) + (" *" if row.reject else ""),
+            f"{c.wins}/{c.ties}/{c.losses}", _fmt_num(c.mdd.value),
         ])
     return header, body
 

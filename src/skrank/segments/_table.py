@@ -19,7 +19,7 @@ from .._validation import (
 from ..stats import Interval, PairedComparison, multiple_comparisons, paired_comparison
 from ..stats._checks import ALTERNATIVE, OPEN_UNIT, POSITIVE_INT
 from ..stats._corrections import CORRECTIONS, TESTS
-from ..stats._results import verdict_cells
+from ..stats._results import format_p
 from ..stats._table import RowTable, text_table
 from ._common import _as_1d, _same_length
 from ._segmentation import Segmentation
@@ -201,8 +201,9 @@ class SegmentTable(RowTable[SegmentRow]):
         for r in self.rows:
             body.append([
                 r.segment, str(r.n), _fmt_num(r.mean_a), _fmt_num(r.mean_b),
-                _fmt_num(r.difference, signed=True), _fmt_ci(r.ci),
-                *verdict_cells(r.pvalue, r.pvalue_adjusted, r.reject, r.wins, r.ties, r.losses),
+                _fmt_num(r.difference, signed=True), _fmt_ci(r.ci), format_p(r.pvalue),
+                format_p(r.pvalue_adjusted) + (" *" if r.reject else ""),
+                f"{r.wins}/{r.ties}/{r.losses}",
             ])
         return header, body
 

@@ -64,33 +64,6 @@ def format_p(p: float | None) -> str:
     return f"{p:.1e}" if 0 < p < 1e-4 else f"{p:.4f}"
 
 
-def verdict_cells(pvalue: float, pvalue_adjusted: float, reject: bool, wins: int, ties: int,
-               losses: int) -> list[str]:
-    """The cells ``p``, ``p adjusted`` (starred when rejected) and ``W/T/L`` of a table row.
-
-    Parameters
-    ----------
-    pvalue, pvalue_adjusted : float
-        The raw and the corrected p-value.
-    reject : bool
-        Whether the corrected p-value is significant (marked ``" *"``).
-    wins, ties, losses : int
-        Queries where the system is better, equal, worse.
-
-    Returns
-    -------
-    list of str
-        Three cells.
-
-    Examples
-    --------
-    >>> verdict_cells(0.01, 0.03, True, 7, 1, 2)
-    ['0.0100', '0.0300 *', '7/1/2']
-    """
-    return [format_p(pvalue), format_p(pvalue_adjusted) + (" *" if reject else ""),
-            f"{wins}/{ties}/{losses}"]
-
-
 def _fmt_qid(q: Any) -> str:
     return repr(q) if isinstance(q, str) else str(q)
 
@@ -714,8 +687,9 @@ class ComparisonTable(RowTable[ComparisonRow]):
                 _fmt(c.mean_b),
                 _fmt(c.mean_difference, signed=True),
                 str(c.ci_bca),
-                *verdict_cells(r.pvalue, r.pvalue_adjusted, r.reject, c.wins, c.ties,
-                               c.losses),
+                format_p(r.pvalue),
+                format_p(r.pvalue_adjusted) + (" *" if r.reject else ""),
+                f"{c.wins}/{c.ties}/{c.losses}",
                 _fmt(c.mdd.value),
             ])
         if self.primary is None:

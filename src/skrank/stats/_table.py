@@ -2,8 +2,7 @@
 the rows as aligned text.
 
 :class:`~skrank.stats.ComparisonTable` and :class:`~skrank.segments.SegmentTable` are such
-tables (the cells of their tests: :func:`skrank.stats._results.verdict_cells`); the reports
-print theirs with :func:`text_table`.
+tables; the reports print theirs with :func:`text_table`.
 """
 
 from __future__ import annotations
