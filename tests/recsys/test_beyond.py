@@ -187,3 +187,52 @@ def test_heavy_split_follows_the_cost():
     # 0 and 1 save 10 * 200 and 10 * 100 for 20 look-ups + a row of 5; 2 saves 10; 3 has no rows
     assert beyond._heavy_items(c, ri, pairs).tolist() == [0, 1]
     assert beyond._heavy_items(np.zeros(5), ri, pairs).size == 0
+
+
+def _cooccurrence_serendipity_loop(u, i, tu, ti):
+    """Recommenders' serendipity without relevance, recommendation by recommendation: 1 - the
+    mean over the user's training rows of the co-occurrence cosine with the item."""
+    x: dict = {}
+    for a, b in zip(tu.tolist(), ti.tolist()):
+        x.setdefault(a, {}).setdefault(b, 0)
+        x[a][b] += 1
+    c = np.bincount(ti, minlength=max(i.max(), ti.max()) + 1)
+
+    def sim(a, b):
+        cab = sum(h.get(a, 0) * h.get(b, 0) for h in x.values())
+        return cab / math.sqrt(c[a] * c[b]) if c[a] and c[b] else 0.0
+
+    per_user = []
+    for user in np.unique(u):
+        if user not in x:
+            continue
+        rows = tu[tu == user].size
+        vals = [1 - sum(n * sim(a, b) for b, n in x[user].items()) / rows
+                for a in i[u == user].tolist()]
+        per_user.append(np.mean(vals))
+    return np.mean(per_user)
+
+
+@pytest.mark.parametrize("cost", [0.0, 1.0, 1e12])
+@pytest.mark.parametrize("seed", range(4))
+def test_cooccurrence_serendipity_against_loop(monkeypatch, cost, seed):
+    """Dense rows (cost 1e12), sparse rows (0) or a mix, in blocks of any size, give the loop's
+    value; users 15-17 have training rows and no list, some listed users none."""
+    import skrank.recsys._beyond as beyond
+
+    rng = np.random.default_rng(10 + seed)
+    u, i = _random_lists(rng, n_users=15, n_items=20, k=8)
+    p = 1.0 / np.arange(1, 21)
+    tu = rng.integers(3, 18, 120)
+    ti = rng.choice(20, 120, p=p / p.sum())
+    if seed % 2 == 0:
+        key = np.unique(tu * 20 + ti)
+        tu, ti = key // 20, key % 20
+    want = _cooccurrence_serendipity_loop(u, i, tu, ti)
+    monkeypatch.setattr(beyond, "_SEARCH_COST", cost)
+    assert float(rs.serendipity((u, i), (tu, ti), preset="recommenders")) == pytest.approx(
+        want, rel=1e-12)
+    monkeypatch.setattr(beyond, "_BLOCK_ENTRIES", 7)
+    monkeypatch.setattr(beyond, "_PAIR_BLOCK", 3)
+    assert float(rs.serendipity((u, i), (tu, ti), preset="recommenders")) == pytest.approx(
+        want, rel=1e-12)

@@ -36,6 +36,9 @@ _BLOCK_ENTRIES = 1 << 23
 # cost of one multiply-add through the training users (a sparse product) against one of a
 # dense column of the co-occurrence matrix (measured on the benchmark, about 10)
 _SPARSE_COST = 10.0
+# cost of a look-up by binary search in a sparse row against one in a dense row, its share
+# of forming the sparse row included (measured on the benchmark, serendipity)
+_SEARCH_COST = 100.0
 # look-ups per block of the pair sums (small blocks stay in cache)
 _PAIR_BLOCK = 1 << 18
 
@@ -502,12 +505,13 @@ def _cooccurrence_pair_sums(d: Data) -> np.ndarray:
     by = np.argsort(hpos, kind="stable")
     hu, hpos = hu[by], hpos[by]
     esum = np.zeros(hu.size)
+    n_hu = n[hu]
     height = max(1, min(heavy.size, _BLOCK_ENTRIES // max(n_i, 1)))
     for s in range(0, heavy.size, height):
-        rows = sp.csr_matrix(xs[:, heavy[s:s + height]].T) @ xs  # rows of Xs' Xs
+        rows = xst[heavy[s:s + height]] @ xs  # rows of Xs' Xs
         dense = rows.toarray().ravel()
         lo, hi = np.searchsorted(hpos, [s, s + height])
-        for e in _blocks(np.arange(lo, hi), n[hu], _PAIR_BLOCK):
+        for e in _blocks(np.arange(lo, hi), n_hu, _PAIR_BLOCK):
             lens = n[hu[e]]
             first = np.cumsum(lens) - lens
             j = np.repeat(ptr[hu[e]] - first, lens) + np.arange(int(lens.sum()))
@@ -582,6 +586,64 @@ def intra_list_diversity(reco: Any, train: Any = None, *, item_features: Any = N
                   detail)
 
 
+def _cooccurrence_history_sums(d: Data) -> np.ndarray:
+    """For each recommendation ``(u, i)``: ``sum_j X_uj C_ij / sqrt(c_i c_j)`` over the
+    user's training items ``j`` (``X_uj`` the user's rows of ``j``).
+
+    Each (recommendation, training item) pair is looked up in row ``i`` of ``Xs' Xs``
+    (``Xs``: the training matrix with columns divided by ``sqrt(c_i)``): a dense row for a
+    heavy item (many pairs: the row's cost is spread over them), a sparse row, found by
+    binary search, for a light one. Rows are formed a bounded number at a time."""
+    x, xs = _train_matrix(d)
+    xst = xs.T.tocsr()
+    n_i = d.n_items
+    out = np.zeros(d.ru.size)
+    c = np.bincount(d.ti, minlength=n_i).astype(np.float64)
+    hlen = np.diff(x.indptr)  # distinct training items of each user
+    lens_all = hlen[d.ru]
+    pairs = np.bincount(d.ri, weights=lens_all, minlength=n_i)
+    mean_len = x.nnz / max(int(np.count_nonzero(hlen)), 1)
+    # a sparse row costs its entries (about c_i * mean_len) and a binary search per pair
+    heavy = (n_i + pairs < _SEARCH_COST * (pairs + c * mean_len)) & (pairs > 0)
+    for dense_rows in (True, False):
+        items = np.flatnonzero(heavy if dense_rows else ~heavy & (pairs > 0) & (c > 0))
+        if items.size == 0:
+            continue
+        sel = np.flatnonzero(_present(items, n_i)[d.ri])
+        sel = sel[np.argsort(np.searchsorted(items, d.ri[sel]), kind="stable")]
+        pos = np.searchsorted(items, d.ri[sel])
+        w_sel = lens_all[sel]
+        if dense_rows:
+            groups = np.split(np.arange(items.size), np.arange(0, items.size, max(
+                1, _BLOCK_ENTRIES // max(n_i, 1)))[1:])
+        else:
+            groups = _blocks(np.arange(items.size), c[items] * mean_len + 1)
+        for g in groups:
+            rows = xst[items[g]] @ xs  # rows of Xs' Xs
+            if dense_rows:
+                table = rows.toarray().ravel()
+            else:
+                rows.sum_duplicates()
+                rows.sort_indices()
+            lo, hi = np.searchsorted(pos, [g[0], g[-1] + 1])
+            for e in _blocks(np.arange(lo, hi), w_sel, _PAIR_BLOCK):
+                r = sel[e]
+                lens = lens_all[r]
+                if lens.sum() == 0:
+                    continue
+                first = np.cumsum(lens) - lens
+                j = np.repeat(x.indptr[d.ru[r]] - first, lens) + np.arange(int(lens.sum()))
+                loc = np.repeat(pos[e] - g[0], lens)
+                if dense_rows:
+                    v = table[loc * n_i + x.indices[j]]
+                else:
+                    v = np.asarray(rows[loc, x.indices[j]]).ravel()
+                keep = lens > 0
+                out[r[keep]] = np.add.reduceat(v * x.data[j], first[keep])
+    s = np.sqrt(c[d.ri])
+    return np.where(s > 0, out, 0.0)
+
+
 def _mean_history_similarity(d: Data, similarity: str, caller: str) -> tuple[np.ndarray,
                                                                             np.ndarray]:
     """For each recommendation, the mean similarity of its item to the user's training rows;
@@ -595,24 +657,7 @@ def _mean_history_similarity(d: Data, similarity: str, caller: str) -> tuple[np.
         np.add.at(prof, d.tu, fu[d.ti])
         out = (prof[d.ru] * fu[d.ri]).sum(axis=1)
     else:
-        x, xs = _train_matrix(d)
-        xst = xs.T.tocsr()
-        order = np.argsort(d.ru, kind="stable")
-        ru, ri = d.ru[order], d.ri[order]
-        users = np.flatnonzero(_present(ru, d.n_users))
-        c = np.bincount(d.ti, minlength=d.n_items).astype(np.float64)
-        per_user = max(1.0, d.ti.size / max(_n_distinct(d.tu, d.n_users), 1))
-        weight = np.bincount(d.tu, weights=c[d.ti], minlength=d.n_users) * per_user + 1
-        for rows in _blocks(users, weight):
-            g = (x[rows] @ xst).tocsr()  # block x training users: sum_j X_uj Xs_u'j
-            h = (g @ x).tocsr()  # block x items: sum_j X_uj C_ij / s_j
-            lo, hi = np.searchsorted(ru, [rows[0], rows[-1] + 1])
-            local = np.searchsorted(rows, ru[lo:hi])
-            vals = np.asarray(h[local, ri[lo:hi]]).ravel()
-            out[order[lo:hi]] = vals
-        c = np.bincount(d.ti, minlength=d.n_items).astype(np.float64)
-        s = np.sqrt(c[d.ri])
-        out = np.where(s > 0, out / np.where(s > 0, s, 1.0), 0.0)
+        out = _cooccurrence_history_sums(d)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(has, out / hist[d.ru], 0.0), has
 
