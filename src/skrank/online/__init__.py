@@ -76,20 +76,17 @@ from ._events import (
     event_metrics,
 )
 from ._experiment import analyze_experiment
+from ._interleave import balanced_interleave, probabilistic_interleave, team_draft_interleave
 from ._interleaving import (
     COMMON_PREFIX_RULES,
     EXHAUSTED_RULES,
     INTERLEAVING_METHODS,
     NO_CLICK_RULES,
     Interleaving,
-    balanced_interleave,
-    interleaving_test,
-    probabilistic_interleave,
-    sign_test,
-    simulate_interleaving,
-    team_draft_interleave,
 )
+from ._interleaving_simulation import simulate_interleaving
 from ._novelty import novelty_test
+from ._preference import interleaving_test, sign_test
 from ._results import (
     AlwaysValidResult,
     Decision,
