@@ -50,19 +50,7 @@ from ._ab import (
 )
 from ._always_valid import ALWAYS_VALID_METHODS, always_valid_test
 from ._clicks import CTR_DEFINITIONS, CascadeModel, PositionBasedModel
-from ._counterfactual import (
-    CI_METHODS,
-    direct_method,
-    doubly_robust,
-    estimate_propensities_shuffle,
-    estimate_propensities_swap,
-    independent_ips,
-    ips,
-    pbm_ips,
-    reward_interaction_ips,
-    slate_standard_ips,
-    snips,
-)
+from ._counterfactual import CI_METHODS, direct_method, doubly_robust, ips, snips
 from ._decision import DIRECTIONS, MARGIN_SCALES, decide
 from ._events import (
     ABANDONMENT_DEFINITIONS,
@@ -86,6 +74,11 @@ from ._interleaving import (
 )
 from ._interleaving_simulation import simulate_interleaving
 from ._novelty import novelty_test
+from ._position_bias import (
+    estimate_propensities_shuffle,
+    estimate_propensities_swap,
+    pbm_ips,
+)
 from ._preference import interleaving_test, sign_test
 from ._results import (
     AlwaysValidResult,
@@ -109,6 +102,7 @@ from ._sequential import (
     group_sequential_bounds,
     inflation_factor,
 )
+from ._slates import independent_ips, reward_interaction_ips, slate_standard_ips
 
 __all__ = [
     "ABANDONMENT_DEFINITIONS",
