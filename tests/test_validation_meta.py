@@ -23,6 +23,7 @@ import skrank
 import skrank.fairness
 import skrank.io
 import skrank.online
+import skrank.recsys
 import skrank.scorers
 import skrank.segments
 import skrank.stats
@@ -45,9 +46,8 @@ from skrank._validation import (
 )
 from skrank.exceptions import InvalidParameterError
 
-# skrank.recsys is not here yet: its public functions are not declared with validate_params
 FACADES = [skrank, skrank.stats, skrank.scorers, skrank.survival, skrank.uplift, skrank.segments,
-           skrank.fairness, skrank.online, skrank.io]
+           skrank.fairness, skrank.online, skrank.io, skrank.recsys]
 
 # public functions without declared parameters of their own, and why
 EXEMPT: dict[str, str] = {}

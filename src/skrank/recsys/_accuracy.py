@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import param_error, relabel
+from .._validation import Interval, Options, param_error, public_name, relabel, validate_params
 from ..exceptions import InputError
 from ..metrics._evaluate import evaluate as _evaluate
 from ._inputs import check_same_kind
-from ._topk import TopK, top_k
+from ._topk import TOPK_TIE_RULES, TopK, top_k
 
 __all__ = ["evaluate_scores", "evaluate_top_k", "query_arrays"]
 
@@ -25,9 +25,9 @@ def _ids(values: Any, name: str, caller: str) -> np.ndarray:
     return arr
 
 
+@validate_params({})  # top, the held-out arrays: checked with their lengths and types
 def query_arrays(
-    top: TopK, test_users: Any, test_items: Any, test_labels: Any = None, *,
-    _caller: str = "query_arrays",
+    top: TopK, test_users: Any, test_items: Any, test_labels: Any = None,
 ) -> dict[str, np.ndarray]:
     """The flat arrays on which :func:`skrank.evaluate` scores top-k lists.
 
@@ -59,7 +59,7 @@ def query_arrays(
     >>> a["y_true"], a["retrieved"]
     (array([0., 1., 1.]), array([ True,  True, False]))
     """
-    caller = _caller
+    caller = public_name("query_arrays")  # or the function the user called
     if not isinstance(top, TopK):
         raise param_error("top", "a skrank.recsys.TopK (from top_k)", type(top).__name__,
                           caller)
@@ -107,6 +107,7 @@ def query_arrays(
     }
 
 
+@validate_params({})  # metrics and the conventions: skrank.evaluate's declarations
 def evaluate_top_k(
     top: TopK,
     test_users: Any,
@@ -148,13 +149,14 @@ def evaluate_top_k(
     >>> float(r["recall@2"]), float(r["hit@2"])
     (0.75, 1.0)
     """
-    a = query_arrays(top, test_users, test_items, test_labels, _caller="evaluate_top_k")
+    a = query_arrays(top, test_users, test_items, test_labels)
     kwargs.setdefault("idcg", "pool")
-    with relabel("evaluate_top_k"):
+    with relabel(public_name("evaluate_top_k")):
         return _evaluate(a["y_true"], a["y_score"], a["qid"], metrics=metrics,
                          retrieved=a["retrieved"], **kwargs)
 
 
+@validate_params({"k": Interval(int, 1), "ties": Options(TOPK_TIE_RULES)})
 def evaluate_scores(
     scores: Any,
     test_users: Any,

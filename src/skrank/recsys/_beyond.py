@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import param_error
+from .._validation import Interval, param_error, validate_params
 from ..exceptions import InputError
-from ._conventions import resolve
+from ._conventions import declared, resolve
 from ._inputs import Data, prepare, user_means
 from ._results import RecsysScore
 
@@ -30,6 +30,9 @@ __all__ = [
     "novelty",
     "serendipity",
 ]
+
+# the cutoff of every metric: what prepare's check_int accepts
+_K = [Interval(int, 1), None]
 
 # bound on the entries of one block of the sparse products (bounds their memory)
 _BLOCK_ENTRIES = 1 << 23
@@ -103,6 +106,7 @@ def _unseen_detail(d: Data, counts: np.ndarray) -> str:
 # --------------------------------------------------------------------------- coverage
 
 
+@validate_params({"k": _K, **declared("denominator", "preset")})
 def catalog_coverage(reco: Any, train: Any = None, *, catalog: Any = None, k: int | None = None,
                      denominator: str | None = None, preset: str | None = None) -> RecsysScore:
     """Distinct recommended items, divided by the catalog or by the items seen in training.
@@ -161,6 +165,7 @@ def catalog_coverage(reco: Any, train: Any = None, *, catalog: Any = None, k: in
     return _score(_name("Catalog coverage", k), n / den, conv, d, detail=detail)
 
 
+@validate_params({"k": _K, **declared("log_base", "preset")})
 def distributional_coverage(reco: Any, *, k: int | None = None, log_base: str | None = None,
                             preset: str | None = None) -> RecsysScore:
     """Entropy of the distribution of recommendations over items.
@@ -197,6 +202,7 @@ def distributional_coverage(reco: Any, *, k: int | None = None, log_base: str | 
                   conv, d)
 
 
+@validate_params({"k": _K, **declared("gini_items", "preset")})
 def gini_index(reco: Any, *, catalog: Any = None, k: int | None = None,
                gini_items: str | None = None, preset: str | None = None) -> RecsysScore:
     """Gini index of the number of times each item is recommended.
@@ -257,6 +263,7 @@ def gini_index(reco: Any, *, catalog: Any = None, k: int | None = None,
 # --------------------------------------------------------------------------- popularity
 
 
+@validate_params({"k": _K, **declared("count", "normalizer", "average", "preset")})
 def average_popularity(reco: Any, train: Any, *, k: int | None = None, count: str | None = None,
                        normalizer: str | None = None, average: str | None = None,
                        preset: str | None = None) -> RecsysScore:
@@ -307,6 +314,8 @@ def average_popularity(reco: Any, train: Any, *, k: int | None = None, count: st
     return _score(_name("Average popularity", k), per.mean(), conv, d, users, per, detail)
 
 
+@validate_params({"k": _K, **declared("count", "normalizer", "unseen", "average", "log_base",
+                                      "preset", normalizer=("users", "interactions"))})
 def novelty(reco: Any, train: Any, *, k: int | None = None, count: str | None = None,
             normalizer: str | None = None, unseen: str | None = None,
             average: str | None = None, log_base: str | None = None,
@@ -520,6 +529,7 @@ def _cooccurrence_pair_sums(d: Data) -> np.ndarray:
     return (out + np.bincount(hu, weights=esum, minlength=n_u)) / 2.0
 
 
+@validate_params({"k": _K, **declared("similarity", "short_lists", "preset")})
 def intra_list_diversity(reco: Any, train: Any = None, *, item_features: Any = None,
                          k: int | None = None, similarity: str | None = None,
                          short_lists: str | None = None,
@@ -662,6 +672,8 @@ def _mean_history_similarity(d: Data, similarity: str, caller: str) -> tuple[np.
         return np.where(has, out / hist[d.ru], 0.0), has
 
 
+@validate_params({"k": _K, **declared("definition", "similarity", "preset",
+                                      similarity=("cooccurrence", "cosine"))})
 def serendipity(reco: Any, train: Any, test: Any = None, *, catalog: Any = None,
                 item_features: Any = None, k: int | None = None, definition: str | None = None,
                 similarity: str | None = None, preset: str | None = None) -> RecsysScore:

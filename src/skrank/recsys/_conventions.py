@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._validation import check_choice, param_error
+from .._validation import Described, Options, check_choice, param_error
 
 __all__ = [
     "AVERAGES",
@@ -115,6 +115,18 @@ _PRESETS: dict[str, dict[str, dict[str, str] | None]] = {
         "serendipity": {"definition": "popularity_rank"},
     },
 }
+
+
+def declared(*names: str, **narrowed: tuple[str, ...]) -> dict[str, Described]:
+    """What a metric declares for ``preset`` and the conventions it takes by name: None (not
+    given) or a valid value, in the words of :func:`resolve`'s messages. ``narrowed`` gives a
+    convention whose values this metric takes from fewer than the whole set."""
+    out = {}
+    for name in names:
+        choices = narrowed.get(name) or (RECSYS_PRESETS if name == "preset" else _CHOICES[name])
+        rule = Options(choices)
+        out[name] = Described(rule.text, rule, None)
+    return out
 
 
 def resolve(metric: str, preset: str | None, caller: str, **given: Any) -> dict[str, str]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_real, param_error
+from .._validation import Interval, Options, check_choice, check_real, param_error, validate_params
 from ..exceptions import InputError
 from ._inputs import prepare
 
@@ -110,6 +110,8 @@ class PopularitySegments:
                 f"tail={self.tail:g}: {sizes} items>")
 
 
+@validate_params({"head": Interval(float), "tail": Interval(float),
+                  "split": Options(POPULARITY_SPLITS)})
 def popularity_segments(train: Any, *, catalog: Any = None, head: float = 0.2,
                         tail: float = 0.8, split: str = "interactions") -> PopularitySegments:
     """Split items into head, torso and tail by their training popularity.

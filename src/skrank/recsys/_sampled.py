@@ -18,7 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int, check_real, param_error
+from .._validation import (
+    InstanceOf,
+    Interval,
+    Options,
+    check_choice,
+    check_int,
+    check_real,
+    param_error,
+    validate_params,
+)
 from ..exceptions import InputError
 from ._results import RecsysScore
 
@@ -190,6 +199,8 @@ class SampledRanks:
                            f"{np.unique(self.n_candidates).size:,} correction tables")
 
 
+@validate_params({"n_negatives": Interval(int, 1), "seed": Interval(int, 0),
+                  "replace": InstanceOf(bool, "a bool"), "ties": Options(RANK_TIE_RULES)})
 def sampled_ranks(
     scores: Any,
     test_users: Any,

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int, param_error
+from .._validation import Interval, Options, check_choice, check_int, param_error, validate_params
 from ..exceptions import InputError
 
 __all__ = ["TOPK_TIE_RULES", "TopK", "top_k"]
@@ -275,6 +275,7 @@ def _codes(values: Any, name: str, caller: str) -> tuple[np.ndarray, np.ndarray]
     return ids, codes.astype(np.int64)
 
 
+@validate_params({"k": Interval(int, 1), "ties": Options(TOPK_TIE_RULES)})
 def top_k(
     scores: Any = None,
     k: int = 10,
