@@ -9,6 +9,9 @@ of the per-query values; the single-process call is ``skrank.evaluate`` on the s
 NumPy arrays (its grouping of the interleaved rows included). Each result is checked equal to
 the single-process one (per-query values bit for bit, means equal) before it is timed.
 
+For Dask, a further line times its shuffle alone (the same columns, shuffled the same way,
+and nothing else): the floor of any evaluation built on it.
+
 Times are the best of ``--repeat`` runs: wall seconds and CPU seconds of every process
 involved (this one, the Dask workers, Spark's JVM and its Python workers; the machine may be
 shared, so CPU time shows the work and wall time what a user waits), the ratio to the
@@ -123,6 +126,17 @@ def main() -> None:
         run_size(n, args, client, spark)
 
 
+def dask_shuffle_alone(ddf) -> list[int]:
+    """What ``skrank.dask.evaluate`` shuffles, shuffled as it does, and nothing else: the three
+    columns indexed by the rows' positions, on the query id; the partitions' lengths come
+    back."""
+    from skrank.dask._evaluate import _with_position
+
+    cols = ddf[["qid", "y_true", "y_score"]]
+    keyed = cols.map_partitions(_with_position, meta=_with_position(cols._meta))
+    return keyed.shuffle(on="qid").map_partitions(len).compute().tolist()
+
+
 def run_size(n: int, args, client, spark) -> None:
     """Time the three calls on ``n`` rows and print their lines."""
     frame = frame_of(n)
@@ -140,6 +154,8 @@ def run_size(n: int, args, client, spark) -> None:
                                args.repeat)
         check(got, want, "dask")
         row("skrank.dask, LocalCluster(2)", n, wall, cpu, base)
+        wall, cpu, _ = timed(lambda: dask_shuffle_alone(ddf), args.repeat)
+        row("  its shuffle alone (the floor)", n, wall, cpu, base)
         client.cancel(ddf)
     if spark is not None:
         with warnings.catch_warnings():

@@ -9,7 +9,6 @@ import numpy as np
 from .._validation import param_error
 from ..conventions import Conventions
 from ..metrics._pieces import (
-    FIRST,
     Plan,
     check_frame_params,
     evaluate_piece,
@@ -43,11 +42,13 @@ _locate = locator(_ROW_BITS)
 
 
 def _with_position(pdf, partition_info=None):
-    """The partition with ``_first``: each row's position in the input, as an int64."""
+    """The partition indexed by each row's position in the input, an int64 (the shuffle
+    carries the index with the rows: no column is added)."""
+    import pandas as pd
+
     number = partition_info["number"] if partition_info else 0
-    out = pdf.copy(deep=False)
-    out[FIRST] = np.arange(pdf.shape[0], dtype=np.int64) + (number << _ROW_BITS)
-    return out
+    position = np.arange(pdf.shape[0], dtype=np.int64) + (number << _ROW_BITS)
+    return pdf.set_axis(pd.Index(position, copy=False))
 
 
 def _meta(plan: Plan, qid_dtype):
@@ -63,24 +64,30 @@ def _meta(plan: Plan, qid_dtype):
 def _evaluate_partition(pdf, plan: Plan, names: dict[str, str | None], meta):
     """One partition's per-query table (queries whole: the partition holds all their rows).
 
-    The rows are put in input order (the shuffle need not keep it), so that each query's rows
-    keep their order of the input; they need not be sorted by query, ``evaluate`` groups
-    them."""
+    The rows are put in input order (the shuffle keeps the order of each input partition's
+    rows but not the order of the partitions: a stable sort merges these runs), so that each
+    query's rows keep their order of the input; they need not be sorted by query,
+    ``evaluate`` groups them. The columns are taken as NumPy arrays, not copied as a
+    frame."""
     import pandas as pd
 
     if pdf.shape[0] == 0:
         return meta
-    first = pdf[FIRST].to_numpy()
-    if (first[1:] < first[:-1]).any():  # rows in input order; evaluate groups the queries
-        pdf = pdf.iloc[np.argsort(first)]
+    first = pdf.index.to_numpy()
+    order = None
+    if (first[1:] < first[:-1]).any():
+        order = np.argsort(first, kind="stable")
+        first = first[order]
 
     def col(name):
-        return None if names[name] is None else pdf[names[name]].to_numpy()
+        if names[name] is None:
+            return None
+        values = pdf[names[name]].to_numpy()
+        return values if order is None else values[order]
 
-    out = evaluate_piece(plan, col("qid"), pdf[FIRST].to_numpy(), col("y_true"),
-                         col("y_score"), doc_id=col("doc_id"),
-                         sample_weight=col("sample_weight"), retrieved=col("retrieved"),
-                         locate=_locate)
+    out = evaluate_piece(plan, col("qid"), first, col("y_true"), col("y_score"),
+                         doc_id=col("doc_id"), sample_weight=col("sample_weight"),
+                         retrieved=col("retrieved"), locate=_locate)
     n_q = out["qid"].shape[0]
     frame = {"qid": pd.Series(out.pop("qid"), dtype=meta["qid"].dtype)}
     for name in meta.columns[1:]:
