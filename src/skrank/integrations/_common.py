@@ -212,7 +212,7 @@ FACTORY_PARAMS = string.Template("""
     *metrics : str or Metric
         One or more metric names (``"ndcg@5"``, ``"ap@10"``, ``"rr"``, ``"err@5"``, ...), or
         one list of them.
-    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"}, optional
+    preset : {"lightgbm", "xgboost", "trec_eval", "trec_eval9", "sklearn", "spark"}, optional
         Start from a reference library's conventions. $preset
     conventions : Conventions, optional
         A complete set of conventions to start from instead of ``preset``.

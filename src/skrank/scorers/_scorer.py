@@ -250,7 +250,7 @@ class RankingScorer(_QueryScorer):
     metric : str or Metric
         A metric name such as ``"ndcg@5"``, ``"ap@10"``, ``"rr"`` (see
         :func:`get_ranking_scorer_names`), or a :class:`skrank.Metric`.
-    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"}, optional
+    preset : {"lightgbm", "xgboost", "trec_eval", "trec_eval9", "sklearn", "spark"}, optional
         Start from the conventions of a reference library.
     conventions : Conventions, optional
         A complete set of conventions to start from (instead of ``preset``).
@@ -552,7 +552,7 @@ def make_ranking_scorer(
         ``"ndcg@10"``, ``"dcg@5"``, ``"p@5"``, ``"r@100"``, ``"hit@10"``, ``"ap@10"``
         (or ``"map@10"``), ``"rr"`` (or ``"mrr"``), ``"err@20"``, trec_eval's names
         (``"ndcg_cut.10"``, ``"P.5"``), a :class:`skrank.Metric`, or a list of them.
-    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"}, optional
+    preset : {"lightgbm", "xgboost", "trec_eval", "trec_eval9", "sklearn", "spark"}, optional
         Conventions of a reference library; explicit conventions override it.
     conventions : Conventions, optional
         A complete set of conventions to start from (instead of ``preset``).
