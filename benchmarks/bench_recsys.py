@@ -5,9 +5,8 @@ The data: ``--users`` x ``--items`` sparse score matrix (``--nnz`` candidate sco
 items drawn with popularity ~ 1/rank^0.8), ``--train`` training interactions per user (seen
 items, excluded from the lists), one held-out item per user, three categorical features and
 a 4-dimensional vector per item. skrank takes the top ``--k`` of every user with the seen items
-excluded, then every beyond-accuracy metric; the co-occurrence metrics (Recommenders'
-diversity and serendipity, whose cost grows with the training counts of the listed items)
-run on the first ``--cooc-users`` users.
+excluded, then every beyond-accuracy metric, the co-occurrence ones (Recommenders' diversity
+and serendipity) included; ``--cooc-users N`` runs those two on the first N users only.
 
 The libraries need pandas < 3 / numpy < 2, so they run in another environment
 (``--ref-python``, see tests/recsys/generate_references.py) on the first ``--peer-users`` users,
@@ -194,7 +193,7 @@ def main(argv=None) -> int:
     parser.add_argument("--nnz", type=int, default=200)
     parser.add_argument("--train", type=int, default=20)
     parser.add_argument("--k", type=int, default=100)
-    parser.add_argument("--cooc-users", type=int, default=5_000)
+    parser.add_argument("--cooc-users", type=int, default=0, help="0: all users")
     parser.add_argument("--peer-users", type=int, default=2_000)
     parser.add_argument("--ref-python", default="/tmp/recsys/refvenv/bin/python")
     parser.add_argument("--peer-worker", help=argparse.SUPPRESS)
@@ -207,13 +206,14 @@ def main(argv=None) -> int:
     print(f"{args.users:,} users x {args.items:,} items, {data['scores'].nnz:,} scores, "
           f"{data['train'][0].size:,} training pairs, top-{args.k}")
 
-    full = skrank_work(data, args.k, cooc=False)
-    cooc = skrank_work(subset(data, args.cooc_users), args.k, cooc=True)
-    print(f"\nskrank, all {args.users:,} users (co-occurrence metrics: first "
-          f"{args.cooc_users:,} users)")
+    every = args.cooc_users in (0, args.users)
+    full = skrank_work(data, args.k, cooc=every)
+    cooc = full if every else skrank_work(subset(data, args.cooc_users), args.k, cooc=True)
+    print(f"\nskrank, all {args.users:,} users" + ("" if every else
+          f" (co-occurrence metrics: first {args.cooc_users:,} users)"))
     print(f"{'step':<42} {'wall s':>8} {'cpu s':>8}  value")
     total_w = total_c = 0.0
-    rows = [(n, x) for n, x in full.items() if not n.startswith("_")]
+    rows = [(n, x) for n, x in full.items() if not n.startswith("_") and "co-occurrence" not in n]
     rows += [(n, x) for n, x in cooc.items() if "co-occurrence" in n]
     for name, (v, w, c) in rows:
         total_w, total_c = total_w + w, total_c + c
