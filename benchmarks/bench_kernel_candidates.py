@@ -16,12 +16,12 @@ C++ (nanobind)
     to at run time), built and installed into a temporary directory only, since numba
     compiles for the CPU it runs on;
 Cython
-    ``evaluate_contiguous`` of the kernel module that ``skrank.metrics._evaluate`` calls
+    ``evaluate_contiguous`` of the kernel module that ``skrank.metrics._fast`` calls
     (``skrank._kernels._fast`` before the port, ``skrank.metrics._kernels._ranking`` after),
     when that module is a compiled extension (its ``__file__`` ends in ``.so``; else "not
     built yet").
 
-Timed is the kernel call alone, with the arguments ``skrank.metrics._evaluate._kernel``
+Timed is the kernel call alone, with the arguments ``skrank.metrics._fast._kernel``
 passes (captured from a ``skrank.evaluate`` call; the script's own copy of them when skrank
 cannot be imported): int64 labels, float64 scores, NDCG@10 with pessimistic ties, then
 AP@10 + RR, then NDCG@10 with ``ties="average"``. The outputs are allocated once, outside the
@@ -77,7 +77,7 @@ KERNEL_FILES = ("_fast", "_metrics", "_select")
 CPP_DIR = HERE / "kernel_candidates" / "cpp"
 CPP_MODULE = "skrank_kc_cpp"
 CPP_ARCHES = {"native": "skrank_kc_cpp_native", "x86-64-v3": "skrank_kc_cpp_v3"}
-# the build for any CPU; _evaluate names the one it uses
+# the build for any CPU; _fast names the one it uses
 CYTHON_MODULE = "skrank.metrics._kernels._ranking"
 NUMBA = "numba"
 CPP = "C++ (nanobind)"
@@ -161,24 +161,24 @@ def load_cpp(name: str = CPP, module: str = CPP_MODULE) -> Candidate:
 
 def import_skrank() -> tuple[str | None, Exception | None]:
     """Import skrank once (an editable meson-python install rebuilds at each import attempt)
-    and find the attribute of ``skrank.metrics._evaluate`` that holds the kernel module.
+    and find the attribute of ``skrank.metrics._fast`` that holds the kernel module.
 
     Returns (attribute, error): skrank may not import while its kernels are being ported.
     """
     try:
-        ev = importlib.import_module("skrank.metrics._evaluate")
+        ev = importlib.import_module("skrank.metrics._fast")
     except Exception as exc:
         return None, exc
     for name, obj in vars(ev).items():
         if isinstance(obj, types.ModuleType) and hasattr(obj, "evaluate_contiguous"):
             return name, None
-    return None, RuntimeError("skrank.metrics._evaluate holds no module with the kernel")
+    return None, RuntimeError("skrank.metrics._fast holds no module with the kernel")
 
 
 def load_cython(attr: str | None, skrank_error: Exception | None) -> Candidate:
     if skrank_error is not None:
         return Candidate(CYTHON, None, CYTHON_MODULE, f"skrank not importable ({skrank_error!r})")
-    mod = getattr(importlib.import_module("skrank.metrics._evaluate"), attr)
+    mod = getattr(importlib.import_module("skrank.metrics._fast"), attr)
     origin = getattr(mod, "__file__", None) or "?"
     if not origin.endswith(".so"):
         return Candidate(CYTHON, None, origin,
@@ -188,7 +188,7 @@ def load_cython(attr: str | None, skrank_error: Exception | None) -> Candidate:
 
 
 def load_cython_baseline() -> Candidate | None:
-    """The build for any CPU, when ``_evaluate`` uses the x86-64-v3 build."""
+    """The build for any CPU, when ``_fast`` uses the x86-64-v3 build."""
     try:
         mod = importlib.import_module(CYTHON_MODULE)
         used = importlib.import_module("skrank.metrics._kernels").ranking
@@ -203,9 +203,9 @@ def load_cython_baseline() -> Candidate | None:
 
 
 def own_setup(names, tie_rule: str) -> tuple:
-    """The arguments after labels and scores that ``_evaluate._kernel`` passes for the default
+    """The arguments after labels and scores that ``_fast._kernel`` passes for the default
     conventions (exp gain table over labels 0..62, rel_min 1, AP over all relevant rows, P
-    divided by k, LightGBM's arithmetic), as ``_evaluate._fast_setup`` builds them."""
+    divided by k, LightGBM's arithmetic), as ``_fast._fast_setup`` builds them."""
     table = 2.0 ** np.arange(63, dtype=np.float64) - 1.0
     order = np.argsort(-table, kind="stable").astype(np.int64)
     kinds = np.array([KIND_CODES[n.split("@")[0]] for n in names], dtype=np.int64)
@@ -215,9 +215,9 @@ def own_setup(names, tie_rule: str) -> tuple:
 
 def skrank_setup(names, tie_rule: str, kernel: Kernel, attr: str) -> tuple:
     """The same arguments captured from ``skrank.evaluate`` on small data: the kernel module
-    of ``_evaluate`` (attribute ``attr``) is swapped for a recorder that runs ``kernel`` (so
+    of ``_fast`` (attribute ``attr``) is swapped for a recorder that runs ``kernel`` (so
     that the call completes)."""
-    from skrank.metrics import _evaluate as ev
+    from skrank.metrics import _fast as ev
 
     small = make_data(20_000)
     calls = []

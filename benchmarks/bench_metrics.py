@@ -377,6 +377,7 @@ def profile_skrank(d: RankingData, repeats: int) -> list[tuple[str, float]]:
     """
     import skrank
     from skrank.metrics import _evaluate as ev
+    from skrank.metrics import _fast
 
     phases = {
         # the one-pass kernel checks scores and labels itself ("kernel")
@@ -397,11 +398,15 @@ def profile_skrank(d: RankingData, repeats: int) -> list[tuple[str, float]]:
                 acc[phase] = acc.get(phase, 0.0) + time.perf_counter() - t0
         return timed
 
+    # each name is wrapped where its caller looks it up: evaluate's module, and the one-pass
+    # path's module for the runs it makes itself
     for phase, names in phases.items():
         for name in names:
-            if hasattr(ev, name):
-                originals[name] = getattr(ev, name)
-                setattr(ev, name, wrap(phase, originals[name]))
+            for mod in (ev, _fast):
+                if hasattr(mod, name) and (mod, name) not in originals:
+                    originals[mod, name] = getattr(mod, name)
+                    setattr(mod, name, wrap(phase, originals[mod, name]))
+                    break
     rows = []
     try:
         for metrics in (["ndcg@10"], list(METRICS)):
@@ -425,8 +430,8 @@ def profile_skrank(d: RankingData, repeats: int) -> list[tuple[str, float]]:
                 rows.append((f"{label}: {p}", v))
             rows.append((f"{label}: other", max(total - spent, 0.0)))
     finally:
-        for name, fn in originals.items():
-            setattr(ev, name, fn)
+        for (mod, name), fn in originals.items():
+            setattr(mod, name, fn)
     return rows
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import skrank
 from skrank import InputError
-from skrank.metrics import _evaluate
+from skrank.metrics import _evaluate, _fast
 
 METRICS = ["ndcg@1", "ndcg@10", "ndcg@32", "dcg@5", "p@5", "r@10", "hit@3", "ap@10", "rr",
            "rr@3"]
@@ -41,13 +41,13 @@ def _interleaved(qid: np.ndarray) -> np.ndarray:
 def fast_calls(monkeypatch):
     """Count the calls of the one-pass kernel, to know which route a call took."""
     calls = []
-    real = _evaluate.K.evaluate_contiguous
+    real = _fast.K.evaluate_contiguous
 
     def counting(*args):
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(_evaluate.K, "evaluate_contiguous", counting)
+    monkeypatch.setattr(_fast.K, "evaluate_contiguous", counting)
     return calls
 
 
@@ -162,9 +162,9 @@ def _first_bad_row(y, s, offsets, gain="exp"):
     """What the one-pass kernel reports: -1, or the first row it cannot take."""
     conv = skrank.Conventions(gain=gain)
     spec = [skrank.Metric.parse("ndcg@10")]
-    table, order, err_scale, kinds, ks = _evaluate._fast_setup(conv, conv, spec, spec)
-    out = _evaluate._fast_outputs(offsets.shape[0] - 1, 1)
-    return _evaluate._kernel(y, s, offsets, conv, "pessimistic", table, order, err_scale,
+    table, order, err_scale, kinds, ks = _fast._fast_setup(conv, conv, spec, spec)
+    out = _fast._fast_outputs(offsets.shape[0] - 1, 1)
+    return _fast._kernel(y, s, offsets, conv, "pessimistic", table, order, err_scale,
                              kinds, ks, *out)
 
 
@@ -264,7 +264,7 @@ def test_threads_group_their_own_slices(layout, n_jobs, monkeypatch):
 @pytest.mark.parametrize("n_threads", [2, 3, 8])
 def test_slices_shrink_towards_the_end(n_threads):
     n = 1_000_000
-    cuts = [0, *_evaluate._shrinking_cuts(n, n_threads), n]
+    cuts = [0, *_fast._shrinking_cuts(n, n_threads), n]
     sizes = np.diff(cuts)
     assert (sizes > 0).all() and len(sizes) == 2 * n_threads
     # one large slice per thread, then small ones that let the threads end together

@@ -880,7 +880,7 @@ NB_MODULE(skrank_kc_cpp, mod) {
     mod.attr("build_info") = nb::make_tuple(nb::str(nanobind_version.c_str()),
                                             nb::str("compiler " __VERSION__), nb::str(KC_FLAGS));
     // no conversion of any array: labels int64 or float64, scores float64 or float32 (the
-    // dtypes skrank.metrics._evaluate passes), outputs written in place
+    // dtypes skrank.metrics._fast passes), outputs written in place
     def_overload<i64, double>(mod);
     def_overload<i64, float>(mod);
     def_overload<double, double>(mod);
