@@ -1,6 +1,6 @@
 """Tests of skrank.datasets: the bundled LightGBM LambdaRank example.
 
-Facts come from ../shared/data/README.md (counted on the original files) and are re-derived
+Facts come from tests/data/PROVENANCE.md (counted on the original files) and are re-derived
 here from an independent, obviously-correct parse of the bundled files.
 """
 
@@ -50,8 +50,8 @@ def test_public_api():
     assert skrank.datasets.__all__ == ["load_lambdarank_example"]
 
 
-# SHA-256 of the original files, computed with sha256sum on ../shared/data/lightgbm_lambdarank/
-# (which is microsoft/LightGBM examples/lambdarank/): the bundled .gz files are those bytes.
+# SHA-256 of the original files of microsoft/LightGBM examples/lambdarank/, computed with
+# sha256sum (src/skrank/datasets/data/README.md): the bundled .gz files are those bytes.
 @pytest.mark.parametrize(
     ("name", "sha256"),
     [
@@ -88,8 +88,8 @@ def test_shapes_and_dtypes(data):
     assert "LambdaRank" in data.DESCR
 
 
-def test_facts_from_the_shared_readme(data):
-    # ../shared/data/README.md: train 3,005 rows / 201 queries, group sizes 1..27,
+def test_facts_from_the_provenance_note(data):
+    # tests/data/PROVENANCE.md: train 3,005 rows / 201 queries, group sizes 1..27,
     # labels 645/1,211/858/222/69; test 768 / 50, group sizes 6..24, labels 206/256/252/44/10.
     assert data.group_train.size == 201
     assert data.group_test.size == 50
@@ -169,7 +169,7 @@ def test_results_are_independent_copies(data):
 
 
 def test_lightgbm_reproduces_the_published_ndcg(data):
-    # ../shared/data/README.md: LightGBM 4.7.0 with these parameters scores rank.test at
+    # tests/data/PROVENANCE.md: LightGBM 4.7.0 with these parameters scores rank.test at
     # ndcg@1 0.5937142857142856, @3 0.6466894502603633, @5 0.6702731873588239,
     # @10 0.7477712744462751 (LightGBM trained from the original files).
     params = {

@@ -1,8 +1,8 @@
 """Named cases with published numbers.
 
-Provenance of every expected value: ../shared/notes/reference-behaviour.md ("How the reference
-implementations really compute ranking metrics"), where each number was measured by running
-trec_eval / pytrec_eval, LightGBM, XGBoost, ranx, scikit-learn, torchmetrics or CatBoost.
+Provenance of every expected value: tests/data/PROVENANCE.md ("Named cases"), where each
+number was measured by running trec_eval / pytrec_eval, LightGBM, XGBoost, ranx, scikit-learn,
+torchmetrics or CatBoost.
 """
 
 from __future__ import annotations
