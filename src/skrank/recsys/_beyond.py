@@ -508,7 +508,8 @@ def _cooccurrence_pair_sums(d: Data) -> np.ndarray:
         return out / 2.0
     # heavy items: each heavy listing against every item of its list, in dense rows
     order = np.argsort(d.ru, kind="stable")
-    si, sw = d.ri[order], np.where(is_heavy, 1.0, 2.0)[order]
+    si = d.ri[order]
+    w = np.where(_present(heavy, n_i), 1.0, 2.0)  # weight of the second item of a pair
     ptr = np.concatenate(([0], np.cumsum(n)))
     hu, hpos = d.ru[is_heavy], np.searchsorted(heavy, d.ri[is_heavy])
     by = np.argsort(hpos, kind="stable")
@@ -518,14 +519,14 @@ def _cooccurrence_pair_sums(d: Data) -> np.ndarray:
     height = max(1, min(heavy.size, _BLOCK_ENTRIES // max(n_i, 1)))
     for s in range(0, heavy.size, height):
         rows = xst[heavy[s:s + height]] @ xs  # rows of Xs' Xs
-        dense = rows.toarray().ravel()
+        dense = (rows.toarray() * w).ravel()  # exact: w is 1 or 2
         lo, hi = np.searchsorted(hpos, [s, s + height])
         for e in _blocks(np.arange(lo, hi), n_hu, _PAIR_BLOCK):
             lens = n[hu[e]]
             first = np.cumsum(lens) - lens
             j = np.repeat(ptr[hu[e]] - first, lens) + np.arange(int(lens.sum()))
             at = np.repeat((hpos[e] - s) * n_i, lens) + si[j]
-            esum[e] = np.add.reduceat(dense[at] * sw[j], first)
+            esum[e] = np.add.reduceat(dense[at], first)
     return (out + np.bincount(hu, weights=esum, minlength=n_u)) / 2.0
 
 
