@@ -130,11 +130,12 @@ def dask_shuffle_alone(ddf) -> list[int]:
     """What ``skrank.dask.evaluate`` shuffles, shuffled as it does, and nothing else: the three
     columns indexed by the rows' positions, on the query id; the partitions' lengths come
     back."""
-    from skrank.dask._evaluate import _with_position
+    from skrank.dask._evaluate import _shuffle_method, _with_position
 
     cols = ddf[["qid", "y_true", "y_score"]]
     keyed = cols.map_partitions(_with_position, meta=_with_position(cols._meta))
-    return keyed.shuffle(on="qid").map_partitions(len).compute().tolist()
+    method = _shuffle_method(ddf.npartitions, ddf.npartitions)
+    return keyed.shuffle(on="qid", method=method).map_partitions(len).compute().tolist()
 
 
 def run_size(n: int, args, client, spark) -> None:

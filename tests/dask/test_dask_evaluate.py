@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import skrank
 import skrank.dask
 import skrank.stats
-from skrank.dask._evaluate import _run
+from skrank.dask._evaluate import _run, _shuffle_method
 from skrank.metrics._pieces import make_plan
 
 from .._distributed import CONVENTIONS, assert_same_result, engine_result, random_frame, reference
@@ -40,16 +40,29 @@ def test_equals_evaluate_on_collected_rows(seed, name, npartitions, str_qid, wei
     assert_same_result(got, reference(ddf.compute(), name, weights=weights))
 
 
+@pytest.mark.parametrize("method", ["p2p", "tasks", None])
 @pytest.mark.parametrize("name", ["default", "tie_bounds", "trec_eval"])
-def test_local_cluster(dask_client, name):
-    # the distributed scheduler: p2p shuffle, two workers, more partitions than workers
+def test_local_cluster(dask_client, name, method):
+    # the distributed scheduler: both shuffles (None: evaluate's choice, tasks for so few
+    # partitions), two workers, more partitions than workers
     frame = random_frame(7, n_queries=300, max_size=40)
     ddf = dd.from_pandas(frame, npartitions=6, sort=False)
-    with dask_client.as_current():
-        assert get_default_shuffle_method() == "p2p"
+    with dask_client.as_current(), dask.config.set({"dataframe.shuffle.method": method}):
+        assert get_default_shuffle_method() == (method or "p2p")
         got = _evaluate(ddf, name, npartitions=3)
     assert got.n_queries == 300
     assert_same_result(got, reference(frame, name))
+
+
+def test_shuffle_method(dask_client):
+    # the caller's setting; else tasks for a one-stage shuffle where the engine takes p2p
+    with dask_client.as_current():
+        assert _shuffle_method(16, 16) == "tasks"
+        assert _shuffle_method(64, 64) is None  # p2p, the engine's default
+        with dask.config.set({"dataframe.shuffle.method": "p2p"}):
+            assert _shuffle_method(16, 16) is None
+    with dask.config.set(scheduler="sync"):
+        assert _shuffle_method(16, 16) is None  # the local scheduler's own default
 
 
 def test_partition_count_changes_nothing():
