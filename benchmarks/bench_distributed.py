@@ -133,7 +133,8 @@ def dask_shuffle_alone(ddf) -> list[int]:
     from skrank.dask._evaluate import _shuffle_method, _with_position
 
     cols = ddf[["qid", "y_true", "y_score"]]
-    keyed = cols.map_partitions(_with_position, meta=_with_position(cols._meta))
+    keyed = cols.map_partitions(_with_position, meta=_with_position(cols._meta),
+                                clear_divisions=True)
     method = _shuffle_method(ddf.npartitions, ddf.npartitions)
     return keyed.shuffle(on="qid", method=method).map_partitions(len).compute().tolist()
 

@@ -182,3 +182,22 @@ def test_paired_statistics_run_unchanged_on_the_per_query_values():
     assert str(many) == str(skrank.stats.compare_many(
         {"a": ra["ndcg@10"], "b": rb["ndcg@10"]}, baseline="b", n_resamples=200,
         n_permutations=200, rng=0))
+
+
+@pytest.mark.parametrize("index", ["shuffled", "sorted", "qid"])
+def test_any_index_of_the_input(index):
+    # the positions replace the input's index (known divisions included) in the shuffle; under
+    # ties="input" a row out of its input order would change the values
+    frame = random_frame(10, n_queries=30, max_size=12, weights=False)
+    frame.index = np.random.default_rng(10).permutation(frame.shape[0]) * 7
+    if index == "sorted":
+        frame = frame.sort_index()
+    elif index == "qid":
+        frame = frame.set_index(frame["qid"].rename("q"))
+    ddf = dd.from_pandas(frame, npartitions=4, sort=index != "shuffled")
+    assert ddf.known_divisions == (index != "shuffled")
+    with dask.config.set(scheduler="sync"):
+        got = skrank.dask.evaluate(ddf, metrics=["ndcg@5", "ap", "rr"], ties="input")
+    want = skrank.evaluate(*(ddf.compute()[c].to_numpy() for c in ("y_true", "y_score", "qid")),
+                           metrics=["ndcg@5", "ap", "rr"], ties="input")
+    assert_same_result(got, want)

@@ -218,7 +218,9 @@ def _shuffle_method(n_in: int, n_out: int) -> str | None:
 def _run(rows, plan: Plan, names, npartitions, *, shuffle: bool) -> EvaluationResult:
     """Shuffle (``shuffle=False``: the tests' way of showing that split queries are refused),
     evaluate the partitions, gather and assemble."""
-    keyed = rows.map_partitions(_with_position, meta=_with_position(rows._meta))
+    # the positions replace the input's index: its divisions, if known, no longer hold
+    keyed = rows.map_partitions(_with_position, meta=_with_position(rows._meta),
+                                clear_divisions=True)
     if shuffle:
         n_out = npartitions or rows.npartitions
         keyed = keyed.shuffle(on=names["qid"], npartitions=n_out,
