@@ -204,7 +204,7 @@ def _shuffle_method(n_in: int, n_out: int) -> str | None:
     """The shuffle's method: ``dataframe.shuffle.method`` where it is set; else ``"tasks"``
     where the engine would take ``"p2p"`` and the task shuffle has one stage of at most
     ``_TASKS_PIECES`` pieces (measured on a LocalCluster of two workers, 10M rows in 16
-    partitions: a third less CPU than p2p); else the engine's default (None)."""
+    partitions: about a fifth less CPU than p2p); else the engine's default (None)."""
     import dask
     from dask.utils import get_default_shuffle_method
 
