@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -15,7 +13,6 @@ from .._validation import (
     Interval,
     param_error,
     public_name,
-    relabel,
     validate_params,
 )
 from ..conventions import Conventions, resolve_conventions
@@ -47,24 +44,6 @@ __all__ = ["evaluate"]
 _SPLIT_ROWS = 200_000
 
 
-def _takes_old_caller(func):
-    """Accept the ``_caller=`` keyword of old internal callers as :func:`relabel`.
-
-    Transitional: ``reports/_plots.py`` passes it still; the public signature has no
-    ``_caller`` (``inspect.signature`` follows ``__wrapped__``).
-    """
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, _caller: str | None = None, **kwargs: Any) -> Any:
-        if _caller is None:
-            return func(*args, **kwargs)
-        with relabel(_caller):
-            return func(*args, **kwargs)
-
-    return wrapper
-
-
-@_takes_old_caller
 @validate_params({
     "tie_bounds": InstanceOf(bool, "a bool"),
     "n_jobs": Described("None, a positive int or -1", None, Interval(int, 1),
@@ -120,7 +99,7 @@ def evaluate(
     metrics : str, Metric or sequence of them, default=("ndcg@10",)
         Metric names such as ``"ndcg@10"``, ``"ap@10"``, ``"p@5"``, ``"r@100"``,
         ``"hit@10"``, ``"rr"``, ``"err@20"``, ``"dcg@5"``.
-    preset : {"lightgbm", "xgboost", "trec_eval", "sklearn"}, optional
+    preset : {"lightgbm", "xgboost", "trec_eval", "trec_eval9", "sklearn", "spark"}, optional
         Conventions that reproduce a reference library; explicit conventions override it.
     conventions : Conventions, optional
         A complete set of conventions to start from (instead of ``preset``).

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import param_error
+from .._validation import param_error, relabel
 from ..conventions import CONVENTION_NAMES, Conventions, resolve_conventions
 from ..exceptions import EmptyQueryError, InputError, SkrankError
 from ._evaluate import (
@@ -200,9 +200,10 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
     n = int(qid.shape[0])
     first = np.asarray(first, dtype=np.int64)
     kw = dict(metrics=list(plan.specs), doc_id=doc_id, sample_weight=sample_weight,
-              retrieved=retrieved, _caller=plan.caller)
+              retrieved=retrieved)
     try:
-        res = evaluate(y_true, y_score, qid, conventions=plan.piece_conventions, **kw)
+        with relabel(plan.caller):
+            res = evaluate(y_true, y_score, qid, conventions=plan.piece_conventions, **kw)
         # the queries as evaluate grouped them (by first appearance, rows in piece order)
         grouping = group_rows(n, qid, caller=plan.caller)
         heads = grouping.rows[grouping.offsets[:-1]]  # each query's first row
