@@ -20,7 +20,7 @@ from ..exceptions import InputError, InvalidParameterError
 from ._fast import _FAILED, _fast_eligible, _kinds_ks, _run_all_fast, _split_first_pass
 
 # _EMPTY_CODE and _xgboost_weighted_precision: metrics/_pieces.py imports them from here
-from ._finish import _EMPTY_CODE, _finish, _xgboost_weighted_precision  # noqa: F401
+from ._finish import _finish
 from ._general import _run
 from ._groups import group_rows
 from ._inputs import (

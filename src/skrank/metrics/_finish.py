@@ -50,9 +50,30 @@ def _xgboost_weighted_precision(spec, conv, col, emp, code, w, grouping):
 
 
 def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResult:
+    """The result of metric ``j`` of one pass over all the queries."""
     values, empty, ties = raw
     col = np.ascontiguousarray(values[:, j])
     emp = np.ascontiguousarray(empty[:, j])
+    sides = None
+    if bounds is not None:
+        # per query the two ends of the range over the tie orders (_true_tie_range: the
+        # two ordering rules, or the true minimum and maximum where they are not the ends),
+        # as [smaller, larger]
+        pess, opt = (b[0][:, j] for b in bounds)
+        sides = (np.fmin(pess, opt), np.fmax(pess, opt))
+    return metric_result(spec, col, emp, sides, int(np.count_nonzero(ties[:, j])), grouping,
+                         conv, weights, caller, xgboost_col=col)
+
+
+def metric_result(spec, col, emp, sides, n_ties, grouping, conv, weights, caller,
+                  xgboost_col) -> MetricResult:
+    """A :class:`MetricResult` from per-query values ``col`` and their empty flags ``emp``:
+    the empty rule, the (weighted) mean, XGBoost's weighted precision (from
+    ``xgboost_col``), and the tie interval from the per-query ends ``sides``.
+
+    Shared by :func:`skrank.evaluate` and the engines that assemble per-query values from
+    pieces (``metrics/_pieces.py``), so that both give the same result from the same values.
+    """
     n_empty = int(np.count_nonzero(emp))
     if conv.empty == "error" and n_empty:
         first = grouping.qids[int(np.flatnonzero(emp)[0])].item()
@@ -65,7 +86,8 @@ def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResu
     w = weights if weights is not None else np.zeros(0)
     value = A.weighted_mean(col, emp, code, w, conv.empty_weighted)
     if weights is not None and spec.name == "p" and conv.arithmetic == "xgboost":
-        xgb_value = _xgboost_weighted_precision(spec, conv, col, emp, code, w, grouping)
+        xgb_value = _xgboost_weighted_precision(spec, conv, xgboost_col, emp, code, w,
+                                                grouping)
         value = value if xgb_value is None else xgb_value
     n_counted = grouping.n_queries - (n_empty if code == 0 else 0)
     if weights is not None and n_counted and np.isnan(value):
@@ -78,15 +100,11 @@ def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResu
     if n_empty:
         per_query[emp] = {0: np.nan, 1: 0.0, 2: 1.0}[code]
     interval = None
-    if bounds is not None:
-        # per query the two ends of the range over the tie orders (_true_tie_range: the
-        # two ordering rules, or the true minimum and maximum where they are not the ends),
-        # as [smaller, larger]
-        pess, opt = (b[0][:, j] for b in bounds)
+    if sides is not None:
         interval = tuple(
             float(A.weighted_mean(np.ascontiguousarray(side), emp, code, w,
                                   conv.empty_weighted))
-            for side in (np.fmin(pess, opt), np.fmax(pess, opt))
+            for side in sides
         )
     return MetricResult(
         metric=spec,
@@ -96,7 +114,7 @@ def _finish(spec, j, raw, bounds, grouping, conv, weights, caller) -> MetricResu
         conventions=conv,
         n_queries=grouping.n_queries,
         n_empty=n_empty,
-        n_tie_affected=int(np.count_nonzero(ties[:, j])),
+        n_tie_affected=n_ties,
         tie_interval=interval,
         weighted=weights is not None,
     )

@@ -25,18 +25,14 @@ import numpy as np
 
 from .._validation import param_error, relabel
 from ..conventions import CONVENTION_NAMES, Conventions, resolve_conventions
-from ..exceptions import EmptyQueryError, InputError, SkrankError
-from ._evaluate import (
-    _EMPTY_CODE,
-    _tie_range_needs,
-    _weights,
-    _xgboost_weighted_precision,
-    evaluate,
-)
+from ..exceptions import InputError, SkrankError
+from ._evaluate import evaluate
+from ._finish import metric_result
 from ._groups import Grouping, as_qid_array, group_rows
-from ._kernels import _arrays as A
+from ._inputs import _weights
 from ._result import EvaluationResult, MetricResult
 from ._spec import Metric
+from ._tie_range import _tie_range_needs
 
 __all__ = ["Plan", "assemble", "check_frame_params", "evaluate_piece", "fill_parameters_doc",
            "gather", "locator", "make_plan", "piece_columns", "piece_error"]
@@ -310,47 +306,9 @@ def _check_whole(qids: np.ndarray, caller: str) -> None:
 
 def _finish(spec: Metric, col: np.ndarray, bounds, n_ties: int, grouping: Grouping,
             conv: Conventions, weights, caller: str) -> MetricResult:
-    """:func:`skrank.metrics._evaluate._finish` on assembled per-query values: ``col`` holds
-    NaN where a query is empty (the pieces ran under ``empty="exclude"``)."""
+    """The result of one metric from assembled per-query values: ``col`` holds NaN where a
+    query is empty (the pieces ran under ``empty="exclude"``); ``bounds`` are the per-query
+    (smaller, larger) ends of the tie range."""
     emp = np.isnan(col)
-    n_empty = int(np.count_nonzero(emp))
-    if conv.empty == "error" and n_empty:
-        first = grouping.qids[int(np.flatnonzero(emp)[0])].item()
-        raise EmptyQueryError(
-            f"{n_empty} {'query has' if n_empty == 1 else 'queries have'} no relevant document "
-            f"for {spec.display} (first: query {first!r}) and empty='error'. "
-            "Choose empty='exclude', 'zero' or 'one'."
-        )
-    code = _EMPTY_CODE.get(conv.empty, 0)
-    w = weights if weights is not None else np.zeros(0)
-    value = A.weighted_mean(col, emp, code, w, conv.empty_weighted)
-    if weights is not None and spec.name == "p" and conv.arithmetic == "xgboost":
-        filled = np.where(emp, 0.0, col)
-        xgb_value = _xgboost_weighted_precision(spec, conv, filled, emp, code, w, grouping)
-        value = value if xgb_value is None else xgb_value
-    n_counted = grouping.n_queries - (n_empty if code == 0 else 0)
-    if weights is not None and n_counted and np.isnan(value):
-        raise InputError(
-            f"The 'sample_weight' parameter of {caller} must give the queries that count in "
-            f"the mean of {spec.display} a positive total weight. Got weights that sum to 0 "
-            f"over its {n_counted} {'query' if n_counted == 1 else 'queries'} instead."
-        )
-    per_query = col.copy()
-    if n_empty:
-        per_query[emp] = {0: np.nan, 1: 0.0, 2: 1.0}[code]
-    interval = None
-    if bounds is not None:
-        interval = tuple(float(A.weighted_mean(side, emp, code, w, conv.empty_weighted))
-                         for side in bounds)
-    return MetricResult(
-        metric=spec,
-        value=float(value),
-        per_query=per_query,
-        qids=grouping.qids,
-        conventions=conv,
-        n_queries=grouping.n_queries,
-        n_empty=n_empty,
-        n_tie_affected=n_ties,
-        tie_interval=interval,
-        weighted=weights is not None,
-    )
+    return metric_result(spec, col, emp, bounds, n_ties, grouping, conv, weights, caller,
+                         xgboost_col=np.where(emp, 0.0, col))
