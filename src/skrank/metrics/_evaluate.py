@@ -34,7 +34,7 @@ from ._inputs import (
     _weights,
 )
 from ._result import EvaluationResult
-from ._spec import Metric
+from ._spec import Metric, metric_specs
 from ._tie_range import _tie_range_needs, _true_tie_range
 
 __all__ = ["evaluate"]
@@ -162,16 +162,7 @@ max_label, empty_weighted, arithmetic
     # convention replaces them), so conventions=resolve_conventions(preset) gives the same
     # numbers as preset=, whatever entry point passes it on
     conv = resolve_conventions(preset, conventions, **overrides)
-    if isinstance(metrics, (str, Metric)):
-        metrics = [metrics]
-    if not isinstance(metrics, Sequence) or len(metrics) == 0:
-        raise param_error("metrics", "a non-empty list of metric names such as 'ndcg@10'",
-                          metrics, caller)
-    specs: list[Metric] = []
-    for m in metrics:
-        spec = Metric.parse(m)
-        if spec not in specs:
-            specs.append(spec)
+    specs = metric_specs(metrics, caller)
     n_threads = _threads(n_jobs)
 
     # labels keep an integer dtype (int64) or become float64, scores float64 (or float32 when

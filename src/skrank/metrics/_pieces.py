@@ -31,7 +31,7 @@ from ._finish import metric_result
 from ._groups import Grouping, as_qid_array, group_rows
 from ._inputs import _weights
 from ._result import EvaluationResult, MetricResult
-from ._spec import Metric
+from ._spec import Metric, metric_specs
 from ._tie_range import _tie_range_needs
 
 __all__ = ["Plan", "assemble", "check_frame_params", "evaluate_piece", "fill_parameters_doc",
@@ -139,16 +139,7 @@ def make_plan(metrics, preset, conventions, tie_bounds: bool, weighted: bool,
     entries named as conventions)."""
     overrides = {name: values.get(name) for name in CONVENTION_NAMES}
     conv = resolve_conventions(preset, conventions, **overrides)
-    if isinstance(metrics, (str, Metric)):
-        metrics = [metrics]
-    if not isinstance(metrics, Sequence) or len(metrics) == 0:
-        raise param_error("metrics", "a non-empty list of metric names such as 'ndcg@10'",
-                          metrics, caller)
-    specs: list[Metric] = []
-    for m in metrics:
-        spec = Metric.parse(m)
-        if spec not in specs:
-            specs.append(spec)
+    specs = metric_specs(metrics, caller)
     if not isinstance(tie_bounds, bool):
         raise param_error("tie_bounds", "a bool", tie_bounds, caller)
     if tie_bounds:

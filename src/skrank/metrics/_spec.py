@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .._validation import check_int, param_error
 from ..exceptions import InvalidParameterError
@@ -225,3 +227,19 @@ def parse_metric_list(text: str) -> list[Metric]:
         except InvalidParameterError as exc:
             raise MetricNameError(part, exc) from None
     return out
+
+
+def metric_specs(metrics: Any, caller: str) -> list[Metric]:
+    """The metrics an ``evaluate``-like call asked for, parsed, in order, without repeats;
+    one name or :class:`Metric` is a list of one."""
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
+    if not isinstance(metrics, Sequence) or len(metrics) == 0:
+        raise param_error("metrics", "a non-empty list of metric names such as 'ndcg@10'",
+                          metrics, caller)
+    specs: list[Metric] = []
+    for m in metrics:
+        spec = Metric.parse(m)
+        if spec not in specs:
+            specs.append(spec)
+    return specs
