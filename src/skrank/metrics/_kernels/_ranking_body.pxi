@@ -45,7 +45,7 @@ include "_metrics.pxi"
 include "_general.pxi"
 include "_fast.pxi"
 
-# codes shared with skrank.metrics._evaluate
+# codes read by the Python side of the kernels (skrank.metrics._general and ._fast)
 KINDS = {"ndcg": KIND_NDCG, "dcg": KIND_DCG, "p": KIND_P, "r": KIND_R, "hit": KIND_HIT,
          "ap": KIND_AP, "rr": KIND_RR, "err": KIND_ERR}
 TIE_RULES = {"pessimistic": TIE_PESSIMISTIC, "optimistic": TIE_OPTIMISTIC,
