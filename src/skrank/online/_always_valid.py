@@ -34,9 +34,8 @@ import numpy as np
 
 from .._validation import Options, param_error, validate_params
 from ..stats._checks import OPEN_UNIT
-from ._experiment import _as_frame, _column
+from ._experiment import _as_frame, _column, _two_arms
 from ._results import AlwaysValidResult
-from ._utils import input_error
 
 __all__ = ["ALWAYS_VALID_METHODS", "always_valid_test"]
 
@@ -156,16 +155,7 @@ def always_valid_test(
                               mixing_variance, _CALLER)
         scale = 1.0 if phi is None else _positive("phi", phi)
 
-    arm_values = frame[arm].to_numpy()
-    arms_arr, codes = np.unique(arm_values, return_inverse=True)
-    arms = [a.item() if isinstance(a, np.generic) else a for a in arms_arr]
-    if control not in arms:
-        raise param_error("control", f"one of the arms {arms!r}", control, _CALLER)
-    if len(arms) != 2:
-        raise input_error("arm", "exactly 2 arms (filter the table to the control and one "
-                          "treatment)", f"{len(arms)} arms {arms!r}", _CALLER)
-    treatment = arms[1 - arms.index(control)]
-    treated = (codes.ravel() != arms.index(control)).astype(np.int64)
+    treatment, treated = _two_arms(frame, arm, control, _CALLER)
     y = _column(frame, metric, "metric", _CALLER)
     looks_arr, look_codes = np.unique(frame[look].to_numpy(), return_inverse=True)
     looks = np.asarray([v.item() if isinstance(v, np.generic) else v for v in looks_arr])

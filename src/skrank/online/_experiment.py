@@ -128,6 +128,19 @@ def _column(frame: Any, name: str, role: str, caller: str = _CALLER) -> np.ndarr
     return x
 
 
+def _two_arms(frame: Any, arm: str, control: Any, caller: str) -> tuple[Any, np.ndarray]:
+    """The treatment arm of a two-arm table and each row's flag (1 treated, 0 control)."""
+    arms_arr, codes = np.unique(frame[arm].to_numpy(), return_inverse=True)
+    arms = [a.item() if isinstance(a, np.generic) else a for a in arms_arr]
+    if control not in arms:
+        raise param_error("control", f"one of the arms {arms!r}", control, caller)
+    if len(arms) != 2:
+        raise input_error("arm", "exactly 2 arms (filter the table to the control and one "
+                          "treatment)", f"{len(arms)} arms {arms!r}", caller)
+    treatment = arms[1 - arms.index(control)]
+    return treatment, (codes.ravel() != arms.index(control)).astype(np.int64)
+
+
 def _planned(planned_split: Any, arms: list[Any]) -> np.ndarray:
     if planned_split is None:
         return np.full(len(arms), 1.0 / len(arms))

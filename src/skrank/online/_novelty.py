@@ -29,7 +29,7 @@ from scipy import stats as sp_stats
 
 from .._validation import param_error, validate_params
 from ..stats._checks import OPEN_UNIT, POSITIVE_INT
-from ._experiment import _as_frame, _column
+from ._experiment import _as_frame, _column, _two_arms
 from ._results import NoveltyResult
 from ._utils import input_error
 
@@ -98,15 +98,7 @@ def novelty_test(
         if not isinstance(value, str) or value not in frame.columns:
             raise param_error(name, f"the name of a column of data (columns: "
                               f"{list(frame.columns)})", value, _CALLER)
-    arms_arr, codes = np.unique(frame[arm].to_numpy(), return_inverse=True)
-    arms = [a.item() if isinstance(a, np.generic) else a for a in arms_arr]
-    if control not in arms:
-        raise param_error("control", f"one of the arms {arms!r}", control, _CALLER)
-    if len(arms) != 2:
-        raise input_error("arm", "exactly 2 arms (filter the table to the control and one "
-                          "treatment)", f"{len(arms)} arms {arms!r}", _CALLER)
-    treatment = arms[1 - arms.index(control)]
-    treated = (codes.ravel() != arms.index(control)).astype(np.int64)
+    treatment, treated = _two_arms(frame, arm, control, _CALLER)
     y = _column(frame, metric, "metric", _CALLER)
     d_raw = _column(frame, day, "day", _CALLER)
     days, d_codes = np.unique(d_raw, return_inverse=True)
