@@ -17,10 +17,10 @@ Run: ``python benchmarks/bench_events.py [--events 10000000] [--repeat 3] [--pol
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import pandas as pd
+from _timing import timed
 
 from skrank.online import event_metrics
 
@@ -41,17 +41,6 @@ def event_log(n: int, seed: int = 0) -> pd.DataFrame:
     arm = np.where(rng.random(n_users) < 0.5, "control", "treatment")[user]
     return pd.DataFrame({"user": user, "session": session, "timestamp": timestamp,
                          "event": pd.Categorical(kind), "position": position, "arm": arm})
-
-
-def timed(fn, repeat: int) -> tuple[float, float, object]:
-    best_wall = best_cpu = float("inf")
-    out = None
-    for _ in range(repeat):
-        w0, c0 = time.perf_counter(), time.process_time()
-        out = fn()
-        best_wall = min(best_wall, time.perf_counter() - w0)
-        best_cpu = min(best_cpu, time.process_time() - c0)
-    return best_wall, best_cpu, out
 
 
 def main() -> None:

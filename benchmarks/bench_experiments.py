@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import time
 
 import numpy as np
 import pandas as pd
+from _timing import timed
 
 from skrank.online import analyze_experiment
 
@@ -64,17 +64,6 @@ def tea_experiment():
         aov=tt.RatioOfMeans("revenue", "orders", "revenue_pre", "orders_pre"),
         srm=tt.SampleRatio(),
     )
-
-
-def timed(fn, repeat: int) -> tuple[float, float, object]:
-    best_wall = best_cpu = float("inf")
-    out = None
-    for _ in range(repeat):
-        w0, c0 = time.perf_counter(), time.process_time()
-        out = fn()
-        best_wall = min(best_wall, time.perf_counter() - w0)
-        best_cpu = min(best_cpu, time.process_time() - c0)
-    return best_wall, best_cpu, out
 
 
 def main() -> None:
