@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import FloatLike
 from ..conventions import Conventions
 from ._spec import Metric
 
@@ -45,7 +46,7 @@ def _shown_conventions(metric: Metric, conv: Conventions) -> list[str]:
 
 
 @dataclass(frozen=True, eq=False)
-class MetricResult:
+class MetricResult(FloatLike):
     """One metric over a set of queries: the mean, the per-query values and the conventions.
 
     ``str(result)`` states the conventions that produced the mean, e.g. ``NDCG@5 = 0.8321
@@ -106,26 +107,12 @@ class MetricResult:
         """Queries that enter the mean."""
         return self.n_queries - self.n_excluded
 
-    # -- a result is its mean wherever a float is ----------------------------------------
-
-    def __float__(self) -> float:
-        return float(self.value)
+    # -- a result is its mean wherever a float is: FloatLike's conversions, ``round`` and
+    # format specifications, and below the integer conversions and numbers.Real's parts;
+    # its arithmetic and comparisons (set after the class) take numbers only
 
     def __complex__(self) -> complex:
         return complex(self.value)
-
-    def __bool__(self) -> bool:
-        return bool(self.value)
-
-    def __hash__(self) -> int:
-        return hash(float(self.value))
-
-    def __format__(self, spec: str) -> str:
-        # an empty spec (f"{r}") prints the result with its conventions, as str() does
-        return str(self) if not spec else format(float(self.value), spec)
-
-    def __round__(self, ndigits: int | None = None) -> Any:
-        return round(float(self.value), ndigits)
 
     def __int__(self) -> int:
         return int(self.value)
@@ -138,18 +125,6 @@ class MetricResult:
 
     def __ceil__(self) -> int:
         return math.ceil(self.value)
-
-    def __neg__(self) -> float:
-        return -float(self.value)
-
-    def __pos__(self) -> float:
-        return float(self.value)
-
-    def __abs__(self) -> float:
-        return abs(float(self.value))
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return np.asarray(float(self.value), dtype=dtype)
 
     @property
     def real(self) -> float:
