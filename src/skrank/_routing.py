@@ -11,7 +11,7 @@ from typing import Any
 
 from ._validation import param_error
 
-__all__ = ["UNCHANGED", "require_routing", "routing_enabled", "set_requests"]
+__all__ = ["UNCHANGED", "require_routing", "routing_enabled", "score_request", "set_requests"]
 
 
 class _Unchanged:
@@ -55,3 +55,14 @@ def set_requests(requests: dict[str, Any], *, identifiers: bool = False,
             raise param_error(param, "an alias that is a valid identifier", alias,
                               "set_score_request")
         requests[param] = alias
+
+
+def score_request(owner: Any, requests: dict[str, Any]) -> Any:
+    """A scorer's ``get_metadata_routing()``: its ``requests`` (param -> True, False, None or
+    an alias) as a scikit-learn ``MetadataRequest`` of the ``score`` method."""
+    from sklearn.utils.metadata_routing import MetadataRequest
+
+    request = MetadataRequest(owner=owner)
+    for param, alias in requests.items():
+        request.score.add_request(param=param, alias=alias)
+    return request

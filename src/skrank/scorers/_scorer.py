@@ -8,7 +8,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from .._routing import UNCHANGED, require_routing, set_requests
+from .._routing import UNCHANGED, require_routing, score_request, set_requests
 from .._validation import InstanceOf, param_error, public_name, relabel, validate_params
 from ..conventions import CONVENTION_NAMES, TIE_RULES, Conventions, resolve_conventions
 from ..exceptions import InputError, InvalidParameterError, SkrankWarning
@@ -138,12 +138,7 @@ class _QueryScorer:
         -------
         sklearn.utils.metadata_routing.MetadataRequest
         """
-        from sklearn.utils.metadata_routing import MetadataRequest
-
-        request = MetadataRequest(owner=self)
-        for param, alias in self._requests.items():
-            request.score.add_request(param=param, alias=alias)
-        return request
+        return score_request(self, self._requests)
 
     def _accept_sample_weight(self) -> bool:
         # Asked by scikit-learn's multi-metric scoring (a dict of scorers) and by its searches

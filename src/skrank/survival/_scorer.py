@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._routing import UNCHANGED, require_routing, set_requests
+from .._routing import UNCHANGED, require_routing, score_request, set_requests
 from .._validation import Satisfies, check_real, param_error, relabel, validate_params
 from ..exceptions import InputError, InvalidParameterError
 from ._conventions import declared, resolve
@@ -188,12 +188,7 @@ class SurvivalScorer:
 
     def get_metadata_routing(self):
         """The metadata this scorer requests, for scikit-learn's metadata routing."""
-        from sklearn.utils.metadata_routing import MetadataRequest
-
-        request = MetadataRequest(owner=self)
-        for param, alias in self._requests.items():
-            request.score.add_request(param=param, alias=alias)
-        return request
+        return score_request(self, self._requests)
 
     # -- scoring -------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._routing import UNCHANGED, require_routing, set_requests
+from .._routing import UNCHANGED, require_routing, score_request, set_requests
 from .._validation import Satisfies, check_choice, param_error, relabel, validate_params
 from ..exceptions import InputError, InvalidParameterError
 from ._at_k import STRATEGIES, _check_k, uplift_at_k
@@ -175,12 +175,7 @@ class UpliftScorer:
         -------
         sklearn.utils.metadata_routing.MetadataRequest
         """
-        from sklearn.utils.metadata_routing import MetadataRequest
-
-        request = MetadataRequest(owner=self)
-        for param, alias in self._requests.items():
-            request.score.add_request(param=param, alias=alias)
-        return request
+        return score_request(self, self._requests)
 
     # -- scoring ---------------------------------------------------------------------
 
