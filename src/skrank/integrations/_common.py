@@ -27,7 +27,7 @@ from .._validation import check_real, param_error, relabel
 from ..conventions import Conventions, resolve_conventions
 from ..exceptions import InputError
 from ..metrics._evaluate import evaluate
-from ..metrics._spec import Metric
+from ..metrics._spec import Metric, unique_specs
 
 
 def import_optional(module: str, library: str, caller: str) -> ModuleType:
@@ -61,12 +61,7 @@ class MetricSet:
             raise param_error(
                 "metrics", "at least one metric name such as 'ndcg@5'", (), caller
             )
-        specs: list[Metric] = []
-        for m in metrics:
-            spec = Metric.parse(m)
-            if spec not in specs:
-                specs.append(spec)
-        self.metrics: tuple[Metric, ...] = tuple(specs)
+        self.metrics: tuple[Metric, ...] = tuple(unique_specs(metrics))
         if not isinstance(prefix, str) or any(c.isspace() or c in ":," for c in prefix):
             raise param_error(
                 "prefix", "a str without spaces, ':' or ','", prefix, caller

@@ -237,6 +237,12 @@ def metric_specs(metrics: Any, caller: str) -> list[Metric]:
     if not isinstance(metrics, Sequence) or len(metrics) == 0:
         raise param_error("metrics", "a non-empty list of metric names such as 'ndcg@10'",
                           metrics, caller)
+    return unique_specs(metrics)
+
+
+def unique_specs(metrics: Any) -> list[Metric]:
+    """Each metric name or :class:`Metric` parsed, in order, the first of any repeat kept
+    (``"map@10"`` repeats ``"ap@10"``)."""
     specs: list[Metric] = []
     for m in metrics:
         spec = Metric.parse(m)

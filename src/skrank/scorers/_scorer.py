@@ -14,7 +14,7 @@ from ..conventions import CONVENTION_NAMES, TIE_RULES, Conventions, resolve_conv
 from ..exceptions import InputError, InvalidParameterError, SkrankWarning
 from ..metrics._evaluate import evaluate
 from ..metrics._result import EvaluationResult
-from ..metrics._spec import METRIC_NAMES, Metric
+from ..metrics._spec import METRIC_NAMES, Metric, unique_specs
 from ._queries import (
     QID_COLUMN,
     FitQueries,
@@ -419,12 +419,7 @@ class MultiMetricRankingScorer(_QueryScorer):
                 "metrics", "a non-empty list of metric names such as ['ndcg@5', 'ap@10']",
                 metrics, "make_ranking_scorer",
             )
-        specs: list[Metric] = []
-        for m in metrics:
-            spec = Metric.parse(m)
-            if spec not in specs:
-                specs.append(spec)
-        self.metrics: tuple[Metric, ...] = tuple(specs)
+        self.metrics: tuple[Metric, ...] = tuple(unique_specs(metrics))
         super().__init__(self.metrics, preset, conventions, overrides)
 
     def _shown_metrics(self) -> str:
