@@ -136,7 +136,7 @@ def dask_shuffle_alone(ddf) -> list[int]:
     keyed = cols.map_partitions(_with_position, meta=_with_position(cols._meta),
                                 clear_divisions=True)
     method = _shuffle_method(ddf.npartitions, ddf.npartitions)
-    return keyed.shuffle(on="qid", method=method).map_partitions(len).compute().tolist()
+    return keyed.shuffle(on="qid", shuffle_method=method).map_partitions(len).compute().tolist()
 
 
 def run_size(n: int, args, client, spark) -> None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import skrank
 import skrank.dask
 import skrank.stats
-from skrank.dask._evaluate import _run, _shuffle_method
+from skrank.dask._evaluate import _per_query, _run, _shuffle_method
 from skrank.metrics._pieces import make_plan
 
 from .._distributed import CONVENTIONS, assert_same_result, engine_result, random_frame, reference
@@ -63,6 +63,27 @@ def test_shuffle_method(dask_client):
             assert _shuffle_method(16, 16) is None
     with dask.config.set(scheduler="sync"):
         assert _shuffle_method(16, 16) is None  # the local scheduler's own default
+
+
+def _graph_keys(rows, npartitions):
+    plan = make_plan(["ndcg@5"], None, None, False, False, False, "skrank.dask.evaluate", {})
+    names = {"qid": "qid", "y_true": "y_true", "y_score": "y_score", "doc_id": None,
+             "sample_weight": None, "retrieved": None}
+    table = _per_query(rows, plan, names, npartitions, shuffle=True)
+    return " ".join(str(k) for k in table.optimize().__dask_graph__())
+
+
+def test_the_chosen_shuffle_method_is_the_one_that_runs(dask_client):
+    # the method chosen reaches the shuffle (a keyword the shuffle ignored once left Dask's
+    # default, p2p, in place): the lowered graph holds the task shuffle's tasks, not p2p's
+    rows = dd.from_pandas(random_frame(2, n_queries=30, max_size=5), npartitions=4,
+                          sort=False)[["qid", "y_true", "y_score"]]
+    with dask_client.as_current():
+        keys = _graph_keys(rows, 4)
+        assert "taskshuffle" in keys and "p2p" not in keys
+        with dask.config.set({"dataframe.shuffle.method": "p2p"}):
+            keys = _graph_keys(rows, 4)
+            assert "p2p" in keys and "taskshuffle" not in keys
 
 
 def test_partition_count_changes_nothing():

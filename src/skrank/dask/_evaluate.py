@@ -215,18 +215,23 @@ def _shuffle_method(n_in: int, n_out: int) -> str | None:
     return None
 
 
-def _run(rows, plan: Plan, names, npartitions, *, shuffle: bool) -> EvaluationResult:
-    """Shuffle (``shuffle=False``: the tests' way of showing that split queries are refused),
-    evaluate the partitions, gather and assemble."""
+def _per_query(rows, plan: Plan, names, npartitions, *, shuffle: bool):
+    """The lazy per-query table: shuffled (``shuffle=False``: the tests' way of showing that
+    split queries are refused), each partition evaluated."""
     # the positions replace the input's index: its divisions, if known, no longer hold
     keyed = rows.map_partitions(_with_position, meta=_with_position(rows._meta),
                                 clear_divisions=True)
     if shuffle:
         n_out = npartitions or rows.npartitions
         keyed = keyed.shuffle(on=names["qid"], npartitions=n_out,
-                              method=_shuffle_method(rows.npartitions, n_out))
+                              shuffle_method=_shuffle_method(rows.npartitions, n_out))
     meta = _meta(plan, rows._meta[names["qid"]].dtype)
-    table = keyed.map_partitions(_evaluate_partition, plan, names, meta, meta=meta).compute()
+    return keyed.map_partitions(_evaluate_partition, plan, names, meta, meta=meta)
+
+
+def _run(rows, plan: Plan, names, npartitions, *, shuffle: bool) -> EvaluationResult:
+    """Shuffle, evaluate the partitions, gather and assemble."""
+    table = _per_query(rows, plan, names, npartitions, shuffle=shuffle).compute()
     return gather(plan, {c: table[c].to_numpy() for c in table.columns})
 
 
