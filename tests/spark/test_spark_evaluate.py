@@ -1,7 +1,10 @@
 """skrank.spark.evaluate gives the result of skrank.evaluate on the collected rows.
 
-The session's Arrow batches hold 7 rows, so batch boundaries cut most queries: the carry-over
-is what keeps them whole, and turning it off is refused. The input is partitioned by row.
+Both ways of putting a partition in order are checked: the task's own sort (``sort="task"``)
+and Spark's (``sort="spark"``). The session's Arrow batches hold 7 rows, so batch boundaries
+cut most queries: under ``sort="spark"`` the carry-over is what keeps them whole, and turning
+it off is refused. The input is partitioned by row. The tasks' functions are also run here
+in-process on Arrow batches, in an order of arrival the tests choose.
 """
 
 from __future__ import annotations
@@ -39,21 +42,23 @@ def _collected(sdf):
 
 # the conventions are the engine-neutral part (tests/dask draws every set); here the sets
 # that take each route: both kernels, weights, the pool, tie bounds, string query ids
+@pytest.mark.parametrize("sort", ["task", "spark"])
 @pytest.mark.parametrize("name,seed,str_qid", [
     ("tie_bounds", 1, True), ("xgboost", 3, False), ("trec_eval", 5, False),
     ("one", 7, True),
 ])
-def test_equals_evaluate_on_collected_rows(spark, monkeypatch, name, seed, str_qid):
+def test_equals_evaluate_on_collected_rows(spark, monkeypatch, name, seed, str_qid, sort):
     monkeypatch.setattr(S, "_CHUNK_ROWS", 1)  # evaluate every batch, carrying its last query
     sdf = _frame(spark, random_frame(seed, n_queries=25, max_size=20, str_qid=str_qid))
-    got = engine_result(skrank.spark.evaluate, sdf, name)
+    got = engine_result(skrank.spark.evaluate, sdf, name, sort=sort)
     assert_same_result(got, reference(_collected(sdf), name))
 
 
-def test_default_gathering_equals_too(spark):
+@pytest.mark.parametrize("sort", ["task", "spark"])
+def test_default_gathering_equals_too(spark, sort):
     sdf = _frame(spark, random_frame(11, n_queries=60, max_size=30))
     got = skrank.spark.evaluate(sdf, metrics=METRICS, num_partitions=2, tie_bounds=True,
-                                sample_weight="w")
+                                sample_weight="w", sort=sort)
     assert_same_result(got, skrank.evaluate(*_arrays(_collected(sdf)), metrics=METRICS,
                                             tie_bounds=True,
                                             sample_weight=_collected(sdf)["w"].to_numpy()))
@@ -69,7 +74,84 @@ def test_batches_split_queries_and_a_split_query_is_refused(spark, monkeypatch):
     sdf = _frame(spark, random_frame(12, n_queries=10, max_size=20))
     with pytest.raises(skrank.InputError, match=r"reached skrank.spark.evaluate in two "
                                                 r"pieces"):
+        skrank.spark.evaluate(sdf, metrics=["ndcg@10"], sort="spark")
+
+
+def test_a_query_whose_rows_reach_two_tasks_is_refused(spark, monkeypatch):
+    monkeypatch.setattr(S, "_SHUFFLE", False)  # the 4 input partitions, each query in several
+    sdf = _frame(spark, random_frame(12, n_queries=10, max_size=20))
+    with pytest.raises(skrank.InputError, match=r"reached skrank.spark.evaluate in two "
+                                                r"pieces"):
         skrank.spark.evaluate(sdf, metrics=["ndcg@10"])
+
+
+# the tasks' functions in-process: the columns as evaluate selects them, positions as
+# monotonically_increasing_id makes them (partition 0 holds the first rows)
+_NAMES = {"qid": "qid", "y_true": "y_true", "y_score": "y_score", "doc_id": "doc",
+          "sample_weight": None, "retrieved": None}
+
+
+def _task_rows(frame):
+    """The frame as the tasks' columns, with the rows' positions (3 input partitions)."""
+    import pyarrow as pa
+
+    n = len(frame)
+    part = np.arange(n) * 3 // n
+    first = (part << S._ROW_BITS) + np.arange(n) - np.searchsorted(part, part)
+    return pa.table({S._COLS[p]: frame[c].to_numpy() for p, c in _NAMES.items()
+                     if c is not None} | {S.FIRST: first})
+
+
+def _run_task(fn, table, batch_rows=7):
+    """The per-query table ``fn`` makes of ``table`` sent as Arrow batches, as the driver
+    gathers it."""
+    import pyarrow as pa
+
+    out = pa.Table.from_batches(list(fn(iter(table.to_batches(max_chunksize=batch_rows)))))
+    return {c: out.column(c).to_numpy() for c in out.column_names}
+
+
+def _plan(ties, frame):
+    """The driver's plan: ERR's scale is the largest label of all rows."""
+    from skrank.metrics._pieces import make_plan
+
+    plan = make_plan(METRICS, None, None, False, False, False, S._CALLER, {"ties": ties})
+    return plan.with_max_label(float(frame["y_true"].max()))
+
+
+@pytest.mark.parametrize("ties", ["input", "docid"])
+def test_task_sort_puts_rows_back_in_input_order(ties):
+    """The shuffle delivers each input partition's rows as a run, the runs in any order:
+    here the last partition's first and the rows of every query spread over the runs."""
+    from skrank.metrics._pieces import gather
+
+    frame = random_frame(21, n_queries=30, max_size=25, weights=False)
+    table = _task_rows(frame)
+    part = table.column(S.FIRST).to_numpy() >> S._ROW_BITS
+    arrival = table.take(np.argsort(-part, kind="stable"))  # runs 2, 1, 0
+    plan = _plan(ties, frame)
+    got = gather(plan, _run_task(S._Partition(plan, _NAMES), arrival))
+    assert_same_result(got, skrank.evaluate(*_arrays(frame), metrics=METRICS, ties=ties,
+                                            doc_id=frame["doc"].to_numpy()))
+
+
+def test_carry_over_keeps_queries_that_batches_split_whole():
+    """Spark's sort delivers the rows by query, then position, in 7-row batches: the
+    carry-over keeps every query whole, and each batch alone splits them."""
+    from skrank.metrics._pieces import gather
+
+    frame = random_frame(22, n_queries=30, max_size=25, weights=False)
+    table = _task_rows(frame)
+    ordered = table.take(np.lexsort((table.column(S.FIRST).to_numpy(),
+                                     table.column(S._COLS["qid"]).to_numpy())))
+    plan = _plan("input", frame)
+    want = skrank.evaluate(*_arrays(frame), metrics=METRICS, ties="input",
+                           doc_id=frame["doc"].to_numpy())
+    for chunk_rows in (1, 50, S._CHUNK_ROWS):
+        got = gather(plan, _run_task(S._Pieces(plan, _NAMES, True, chunk_rows), ordered))
+        assert_same_result(got, want)
+    with pytest.raises(skrank.InputError, match="in two pieces"):
+        gather(plan, _run_task(S._Pieces(plan, _NAMES, False, 1), ordered))
 
 
 def test_duplicate_documents_are_refused_as_one_line(spark):
@@ -127,6 +209,10 @@ def test_parameter_errors(spark):
         skrank.spark.evaluate(sdf, qid="query")
     with pytest.raises(skrank.InvalidParameterError, match="'preset' parameter"):
         skrank.spark.evaluate(sdf, preset="pyspark")
+    with pytest.raises(skrank.InvalidParameterError, match=r"^The 'sort' parameter of "
+                       r"skrank.spark.evaluate must be one of 'task', 'spark'\. Got 'numpy' "
+                       r"instead\.$"):
+        skrank.spark.evaluate(sdf, sort="numpy")
 
 
 def test_paired_statistics_run_unchanged_on_the_per_query_values(spark):

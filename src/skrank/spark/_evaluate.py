@@ -1,5 +1,6 @@
-"""``skrank.spark.evaluate``: repartition on the query id, sort, evaluate Arrow batches with
-the last query carried over, assemble on the driver."""
+"""``skrank.spark.evaluate``: repartition on the query id, put each partition in order (in the
+Python task, or with Spark's sort and the last query of a batch carried over), evaluate,
+assemble on the driver."""
 
 from __future__ import annotations
 
@@ -36,6 +37,11 @@ _COLS = {"qid": "_q", "y_true": "_y", "y_score": "_s", "doc_id": "_d",
 # rows gathered from Arrow batches before evaluating their complete queries (the tests set 1:
 # every batch is then carried over)
 _CHUNK_ROWS = 200_000
+# where each partition's rows are put in order (the ``sort`` parameter)
+_SORTS = ("task", "spark")
+# whether the rows are repartitioned on the query id (the tests set False to show that a query
+# whose rows reach two tasks is refused)
+_SHUFFLE = True
 # whether the last query of a batch is carried over (the tests set False to show that a query
 # split by a batch boundary is refused)
 _CARRY = True
@@ -72,10 +78,67 @@ def _arrow_types(plan: Plan):
     return [(name, kinds[kind]) for name, kind in piece_columns(plan)]
 
 
+def _columns(table, names: dict[str, str | None]) -> dict[str, np.ndarray | None]:
+    """The task's columns of an Arrow table as NumPy arrays, by parameter (None where the
+    caller gave no such column), and the input positions under ``FIRST``."""
+    cols = {p: (table.column(_COLS[p]).to_numpy() if names[p] is not None else None)
+            for p in names}
+    cols[FIRST] = table.column(FIRST).to_numpy()
+    return cols
+
+
+def _piece_batch(plan: Plan, cols, qid_type):
+    """Evaluate the rows of whole queries (``cols`` from :func:`_columns`, each query's rows
+    in input order) into the per-query Arrow batch of :func:`_out_schema`."""
+    import pyarrow as pa
+
+    out = evaluate_piece(plan, cols["qid"], cols[FIRST], cols["y_true"], cols["y_score"],
+                         doc_id=cols["doc_id"], sample_weight=cols["sample_weight"],
+                         retrieved=cols["retrieved"], locate=_locate)
+    n_q = len(out["qid"])
+    arrays = [pa.array(out["qid"], type=qid_type)]
+    names = ["qid"]
+    for name, kind in _arrow_types(plan):
+        value = out.get(name)
+        arrays.append(pa.nulls(n_q, type=kind) if value is None
+                      else pa.array(value, type=kind))
+        names.append(name)
+    return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+class _Partition:
+    """The task's function for ``mapInArrow`` under ``sort="task"``: takes every Arrow batch
+    of its partition (the rows of its queries, in the order the shuffle delivers them), puts
+    the rows in input order with one NumPy sort of their positions and evaluates them at
+    once. The task holds its whole partition."""
+
+    def __init__(self, plan: Plan, names: dict[str, str | None]):
+        self.plan, self.names = plan, names
+
+    def __call__(self, batches):
+        import pyarrow as pa
+
+        got = [batch for batch in batches if batch.num_rows]
+        if not got:
+            return
+        qid_type = got[0].schema.field(_COLS["qid"]).type
+        cols = _columns(pa.Table.from_batches(got), self.names)
+        del got  # the Arrow buffers, where NumPy did not take them over
+        # the shuffle delivers runs of increasing positions (one per input partition), which
+        # a stable sort (timsort) merges at a few ns a row
+        order = np.argsort(cols[FIRST], kind="stable")
+        for param, col in cols.items():  # one column at a time: one more column in memory
+            if col is not None:
+                cols[param] = col[order]
+        del col
+        yield _piece_batch(self.plan, cols, qid_type)
+
+
 class _Pieces:
-    """The task's function for ``mapInArrow``: gathers the Arrow batches of one partition
-    (sorted by query, then by input position), evaluates the complete queries and carries the
-    last query, which may go on in the next batch, over to the next round.
+    """The task's function for ``mapInArrow`` under ``sort="spark"``: gathers the Arrow
+    batches of one partition (sorted by Spark by query, then by input position), evaluates
+    the complete queries and carries the last query, which may go on in the next batch, over
+    to the next round.
 
     ``carry=False`` evaluates every batch alone (only to show in the tests that a query split
     by a batch boundary is refused)."""
@@ -110,27 +173,8 @@ class _Pieces:
             yield self._evaluate(pa.Table.from_batches(pending).combine_chunks())
 
     def _evaluate(self, table):
-        import pyarrow as pa
-
-        def col(param):
-            if self.names[param] is None:
-                return None
-            return table.column(_COLS[param]).to_numpy()
-
-        first = table.column(FIRST).to_numpy()
-        out = evaluate_piece(self.plan, col("qid"), first, col("y_true"), col("y_score"),
-                             doc_id=col("doc_id"), sample_weight=col("sample_weight"),
-                             retrieved=col("retrieved"), locate=_locate)
-        qid_type = table.schema.field(_COLS["qid"]).type
-        n_q = len(out["qid"])
-        arrays = [pa.array(out["qid"], type=qid_type)]
-        names = ["qid"]
-        for name, kind in _arrow_types(self.plan):
-            value = out.get(name)
-            arrays.append(pa.nulls(n_q, type=kind) if value is None
-                          else pa.array(value, type=kind))
-            names.append(name)
-        return pa.RecordBatch.from_arrays(arrays, names=names)
+        return _piece_batch(self.plan, _columns(table, self.names),
+                            table.schema.field(_COLS["qid"]).type)
 
 
 def evaluate(
@@ -147,6 +191,7 @@ def evaluate(
     conventions: Conventions | None = None,
     tie_bounds: bool = False,
     num_partitions: int | None = None,
+    sort: str = "task",
     gain=None,
     ties: str | None = None,
     empty: str | None = None,
@@ -166,13 +211,15 @@ def evaluate(
     """Evaluate the rankings in a Spark DataFrame: :func:`skrank.evaluate` where the rows live.
 
     The rows are repartitioned on the query id (``repartition(qid)``, Spark's own shuffle)
-    and sorted within each partition by query and input position; each task reads its
-    partition as Arrow batches (``mapInArrow``), evaluates the queries that are complete with
-    skrank's kernels and carries the last query of a batch, which may go on in the next one,
-    over to the next batch. Only the per-query values (one row per query) come back to the
-    driver, which builds the result that :func:`skrank.evaluate` gives on the collected rows
-    (``sdf.toPandas()``): the same per-query values bit for bit, the queries in the same order
-    (first appearance in the input), the same means, conventions, counts and tie range.
+    and each task reads its partition as Arrow batches (``mapInArrow``). By default the task
+    takes all its batches and puts the rows in input order with one NumPy sort; with
+    ``sort="spark"`` Spark sorts each partition by query and input position
+    (``sortWithinPartitions``) and the task evaluates the queries of each batch that are
+    complete, carrying the last one, which may go on in the next batch, over to it. Only the
+    per-query values (one row per query) come back to the driver, which builds the result
+    that :func:`skrank.evaluate` gives on the collected rows (``sdf.toPandas()``): the same
+    per-query values bit for bit, the queries in the same order (first appearance in the
+    input), the same means, conventions, counts and tie range.
 
     Parameters
     ----------
@@ -181,6 +228,13 @@ def evaluate(
     {columns}
     num_partitions : int, optional
         Partitions of the shuffle; default: ``spark.sql.shuffle.partitions``.
+    sort : {"task", "spark"}, default="task"
+        Where each partition's rows are put in order. ``"task"``: in the Python task, which
+        then holds its whole partition in memory (about 50 bytes a row with three
+        columns, and 8 more for each further column): choose ``num_partitions`` so that a
+        partition fits in a Python worker. ``"spark"``: by Spark's ``sortWithinPartitions``,
+        which spills to disk where it must, the task then holding about 200,000 rows at a
+        time plus the longest query; it costs more (see the scaling guide).
     {conventions}
 
     Raises
@@ -210,6 +264,8 @@ def evaluate(
              "sample_weight": sample_weight, "retrieved": retrieved}
     check_frame_params(names, sdf.columns, "sdf", ("num_partitions", num_partitions),
                        _CALLER)
+    if sort not in _SORTS:
+        raise param_error("sort", f"one of {', '.join(map(repr, _SORTS))}", sort, _CALLER)
     weight_type = (sdf.schema[sample_weight].dataType.typeName()
                    if sample_weight is not None else None)
     plan = make_plan(metrics, preset, conventions, tie_bounds, sample_weight is not None,
@@ -219,16 +275,21 @@ def evaluate(
         plan = plan.with_max_label(None if top is None else float(top))
     rows = sdf.select(*(F.col(n).alias(_COLS[p]) for p, n in names.items() if n is not None),
                       F.monotonically_increasing_id().alias(FIRST))
-    return _run(rows, plan, names, num_partitions)
+    return _run(rows, plan, names, num_partitions, sort)
 
 
-def _run(rows, plan: Plan, names, num_partitions) -> EvaluationResult:
-    """Repartition, sort, evaluate the batches, gather and assemble."""
-    parts = (rows.repartition(num_partitions, _COLS["qid"]) if num_partitions
-             else rows.repartition(_COLS["qid"]))
-    ordered = parts.sortWithinPartitions(_COLS["qid"], FIRST)
+def _run(rows, plan: Plan, names, num_partitions, sort: str) -> EvaluationResult:
+    """Repartition, put in order, evaluate the batches, gather and assemble."""
+    parts = rows
+    if _SHUFFLE:
+        parts = (rows.repartition(num_partitions, _COLS["qid"]) if num_partitions
+                 else rows.repartition(_COLS["qid"]))
     schema = _out_schema(plan, rows.schema[_COLS["qid"]].dataType)
-    per_query = ordered.mapInArrow(_Pieces(plan, names, _CARRY, _CHUNK_ROWS), schema)
+    if sort == "task":
+        per_query = parts.mapInArrow(_Partition(plan, names), schema)
+    else:
+        ordered = parts.sortWithinPartitions(_COLS["qid"], FIRST)
+        per_query = ordered.mapInArrow(_Pieces(plan, names, _CARRY, _CHUNK_ROWS), schema)
     try:
         table = per_query.toArrow() if hasattr(per_query, "toArrow") else None
         columns = ({c: table.column(c).to_numpy() for c in table.column_names}
