@@ -179,40 +179,74 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
     increasing ``first`` (the rows' positions in the input), the queries in any order and
     their rows adjacent or not (Spark's tasks sort by query, Dask's partitions by position).
 
+    Rows of a query that are not adjacent are gathered first (each query's rows in piece
+    order, the queries by first appearance: the grouping ``evaluate`` makes), so that
+    ``evaluate`` groups adjacent rows, once, and takes its one-pass kernels where the
+    conventions allow; the values are those of the rows as given.
+
     A skrank error in the rows is returned as the table's ``_error`` (its class name in
     ``_error_kind``) of a one-row table, with "at row N" rewritten by ``locate`` (given the
     row's ``first``) to say where the row was in the input, rather than raised: the engines
-    pass it to the driver, where :func:`gather` raises it.
+    pass it to the driver, where :func:`gather` raises it. The error is the one ``evaluate``
+    raises on the rows in piece order.
     """
-    n = int(qid.shape[0])
+    cols = {"qid": qid, "y_true": y_true, "y_score": y_score, "doc_id": doc_id,
+            "sample_weight": sample_weight, "retrieved": retrieved}
     first = np.asarray(first, dtype=np.int64)
-    kw = dict(metrics=list(plan.specs), doc_id=doc_id, sample_weight=sample_weight,
-              retrieved=retrieved)
     try:
-        with relabel(plan.caller):
-            res = evaluate(y_true, y_score, qid, conventions=plan.piece_conventions, **kw)
-        # the queries as evaluate grouped them (by first appearance, rows in piece order)
-        grouping = group_rows(n, qid, caller=plan.caller)
-        heads = grouping.rows[grouping.offsets[:-1]]  # each query's first row
-        out: dict[str, Any] = {"qid": res.qids, FIRST: first[heads], SIZE: grouping.sizes}
-        bounds = None
-        if plan.tie_bounds:
-            bounds = [evaluate(y_true, y_score, qid,
-                               conventions=plan.piece_conventions.replace(ties=rule), **kw)
-                      for rule in ("pessimistic", "optimistic")]
-        weights = None
-        if plan.weighted:
-            weights = _weights(sample_weight, grouping, n, plan.conventions.weight_precision,
-                               plan.caller,
-                               one_per_query=plan.conventions.arithmetic == "xgboost")
+        try:
+            rows = group_rows(int(qid.shape[0]), qid, caller=plan.caller).order
+        except SkrankError:
+            rows = None  # evaluate raises it below, as on the rows as given
+        if rows is None:
+            out, heads = _piece_table(plan, cols)
+        else:
+            out, heads = _piece_table(plan, {k: None if v is None else np.asarray(v)[rows]
+                                             for k, v in cols.items()})
+            heads = rows[heads]
+        out[FIRST] = first[heads]
+        return out
     except SkrankError as exc:
-        message = str(exc)
-        if locate is not None:
-            message = _ROW.sub(lambda m: "at " + locate(int(first[int(m.group(1))])),
-                               message)
-        # one row that carries the error to the driver
-        return {"qid": qid[:1], FIRST: first[:1], ERROR: [message],
-                ERROR_KIND: [type(exc).__name__]}
+        error = exc
+    if rows is not None:  # the error as evaluate names it on the rows in piece order
+        try:
+            out, heads = _piece_table(plan, cols)
+            out[FIRST] = first[heads]
+            return out
+        except SkrankError as exc:
+            error = exc
+    message = str(error)
+    if locate is not None:
+        message = _ROW.sub(lambda m: "at " + locate(int(first[int(m.group(1))])), message)
+    # one row that carries the error to the driver
+    return {"qid": qid[:1], FIRST: first[:1], ERROR: [message],
+            ERROR_KIND: [type(error).__name__]}
+
+
+def _piece_table(plan: Plan, cols: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
+    """:func:`evaluate_piece`'s table, but ``_first``, on rows in a given order (raises
+    skrank's errors), and each query's first row."""
+    qid, y_true, y_score = cols["qid"], cols["y_true"], cols["y_score"]
+    n = int(qid.shape[0])
+    kw = dict(metrics=list(plan.specs), doc_id=cols["doc_id"],
+              sample_weight=cols["sample_weight"], retrieved=cols["retrieved"])
+    with relabel(plan.caller):
+        res = evaluate(y_true, y_score, qid, conventions=plan.piece_conventions, **kw)
+    # the queries as evaluate grouped them (by first appearance, rows in piece order)
+    grouping = group_rows(n, qid, caller=plan.caller)
+    heads = (grouping.offsets[:-1] if grouping.order is None
+             else grouping.order[grouping.offsets[:-1]])  # each query's first row
+    out: dict[str, Any] = {"qid": res.qids, SIZE: grouping.sizes}
+    bounds = None
+    if plan.tie_bounds:
+        bounds = [evaluate(y_true, y_score, qid,
+                           conventions=plan.piece_conventions.replace(ties=rule), **kw)
+                  for rule in ("pessimistic", "optimistic")]
+    weights = None
+    if plan.weighted:
+        weights = _weights(cols["sample_weight"], grouping, n,
+                           plan.conventions.weight_precision, plan.caller,
+                           one_per_query=plan.conventions.arithmetic == "xgboost")
     out[WEIGHT] = (np.asarray(weights, dtype=np.float64) if weights is not None
                    else np.zeros(res.n_queries))
     for j, spec in enumerate(plan.specs):
@@ -225,7 +259,7 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
             pess, opt = (b[spec].per_query for b in bounds)
             out[f"_lo{j}"] = np.fmin(pess, opt)
             out[f"_hi{j}"] = np.fmax(pess, opt)
-    return out
+    return out, heads
 
 
 def piece_error(message: str, kind: str) -> SkrankError:
