@@ -126,17 +126,13 @@ def main() -> None:
         run_size(n, args, client, spark)
 
 
-def dask_shuffle_alone(ddf) -> list[int]:
-    """What ``skrank.dask.evaluate`` shuffles, shuffled as it does, and nothing else: the three
-    columns indexed by the rows' positions, on the query id; the partitions' lengths come
-    back."""
-    from skrank.dask._evaluate import _shuffle_method, _with_position
+def dask_shuffle_alone(ddf, layout) -> list[int]:
+    """What ``skrank.dask.evaluate`` shuffles, shuffled as it does, and nothing else: the
+    rows packed by ``layout`` (the one evaluate takes, planned beforehand), on the query id;
+    the partitions' lengths come back."""
+    from skrank.dask._evaluate import _shuffled
 
-    cols = ddf[["qid", "y_true", "y_score"]]
-    keyed = cols.map_partitions(_with_position, meta=_with_position(cols._meta),
-                                clear_divisions=True)
-    method = _shuffle_method(ddf.npartitions, ddf.npartitions)
-    return keyed.shuffle(on="qid", shuffle_method=method).map_partitions(len).compute().tolist()
+    return _shuffled(ddf, layout, None).map_partitions(len).compute().tolist()
 
 
 def run_size(n: int, args, client, spark) -> None:
@@ -156,7 +152,12 @@ def run_size(n: int, args, client, spark) -> None:
                                args.repeat)
         check(got, want, "dask")
         row("skrank.dask, LocalCluster(2)", n, wall, cpu, base)
-        wall, cpu, _ = timed(lambda: dask_shuffle_alone(ddf), args.repeat)
+        from skrank.dask._layout import plan_layout
+
+        names = {"qid": "qid", "y_true": "y_true", "y_score": "y_score", "doc_id": None,
+                 "sample_weight": None, "retrieved": None}
+        layout = plan_layout(ddf, names)
+        wall, cpu, _ = timed(lambda: dask_shuffle_alone(ddf, layout), args.repeat)
         row("  its shuffle alone (the floor)", n, wall, cpu, base)
         client.cancel(ddf)
     if spark is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dask
 import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 import pytest
 from dask.dataframe.dask_expr._shuffle import get_default_shuffle_method
 from hypothesis import given, settings
@@ -20,6 +21,7 @@ import skrank
 import skrank.dask
 import skrank.stats
 from skrank.dask._evaluate import _per_query, _run, _shuffle_method
+from skrank.dask._layout import plan_layout
 from skrank.metrics._pieces import make_plan
 
 from .._distributed import CONVENTIONS, assert_same_result, engine_result, random_frame, reference
@@ -69,7 +71,7 @@ def _graph_keys(rows, npartitions):
     plan = make_plan(["ndcg@5"], None, None, False, False, False, "skrank.dask.evaluate", {})
     names = {"qid": "qid", "y_true": "y_true", "y_score": "y_score", "doc_id": None,
              "sample_weight": None, "retrieved": None}
-    table = _per_query(rows, plan, names, npartitions, shuffle=True)
+    table = _per_query(rows, plan, plan_layout(rows, names), npartitions, shuffle=True)
     return " ".join(str(k) for k in table.optimize().__dask_graph__())
 
 
@@ -107,7 +109,8 @@ def test_split_queries_are_refused():
     with dask.config.set(scheduler="sync"):
         with pytest.raises(skrank.InputError, match=r"reached skrank.dask.evaluate in two "
                                                     r"pieces.*routed to one task"):
-            _run(ddf[["qid", "y_true", "y_score"]], plan, names, None, shuffle=False)
+            rows = ddf[["qid", "y_true", "y_score"]]
+            _run(rows, plan, plan_layout(rows, names), None, shuffle=False)
 
 
 def test_duplicate_documents_are_refused():
@@ -133,6 +136,20 @@ def test_bad_row_is_named_by_its_place_in_the_input():
         with pytest.raises(skrank.InputError, match=rf"must hold finite scores\. Got nan at "
                            rf"row {row} of input partition {part} instead\.$"):
             skrank.dask.evaluate(ddf, metrics=["ndcg@5"])
+
+
+def test_of_two_bad_rows_the_first_in_input_order_is_named():
+    # the piece gathers each query's rows before evaluate (query 7 first, it appears first),
+    # yet the error is evaluate's on the rows in input order: row 2 (query 5), not row 3
+    frame = pd.DataFrame({"qid": [7, 5, 5, 7, 7, 5], "y_true": [1, 0, 1, 0, 1, 1],
+                          "y_score": [0.5, 0.1, np.nan, np.nan, 0.4, 0.2]})
+    with pytest.raises(skrank.InputError, match=r"Got nan at row 2 instead\.$"):
+        skrank.evaluate(frame.y_true, frame.y_score, frame.qid, metrics=["ndcg@5"])
+    ddf = dd.from_pandas(frame, npartitions=1, sort=False)
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(skrank.InputError, match=r"Got nan at row 2 of input partition 0 "
+                                                    r"instead\.$"):
+            skrank.dask.evaluate(ddf, metrics=["ndcg@5"], npartitions=1)
 
 
 def test_empty_error_names_the_first_query_of_the_input():

@@ -14,18 +14,16 @@ from ..metrics._pieces import (
     evaluate_piece,
     fill_parameters_doc,
     gather,
-    locator,
     make_plan,
     piece_columns,
 )
 from ..metrics._result import EvaluationResult
 from ..metrics._spec import Metric
+from ._layout import Layout, hash_column, pack, plan_layout, unpack
 
 __all__ = ["evaluate"]
 
 _CALLER = "skrank.dask.evaluate"
-# a row's position in the input: its partition's number in the high bits, its row below
-_ROW_BITS = 40
 
 
 def _import_dask():
@@ -38,19 +36,6 @@ def _import_dask():
     return dd
 
 
-_locate = locator(_ROW_BITS)
-
-
-def _with_position(pdf, partition_info=None):
-    """The partition indexed by each row's position in the input, an int64 (the shuffle
-    carries the index with the rows: no column is added)."""
-    import pandas as pd
-
-    number = partition_info["number"] if partition_info else 0
-    position = np.arange(pdf.shape[0], dtype=np.int64) + (number << _ROW_BITS)
-    return pdf.set_axis(pd.Index(position, copy=False))
-
-
 def _meta(plan: Plan, qid_dtype):
     import pandas as pd
 
@@ -61,33 +46,20 @@ def _meta(plan: Plan, qid_dtype):
     return pd.DataFrame(cols)
 
 
-def _evaluate_partition(pdf, plan: Plan, names: dict[str, str | None], meta):
+def _evaluate_partition(pdf, plan: Plan, layout: Layout, meta):
     """One partition's per-query table (queries whole: the partition holds all their rows).
 
-    The rows are put in input order (the shuffle keeps the order of each input partition's
-    rows but not the order of the partitions: a stable sort merges these runs), so that each
-    query's rows keep their order of the input; they need not be sorted by query,
-    ``evaluate`` groups them. The columns are taken as NumPy arrays, not copied as a
-    frame."""
+    The rows are unpacked and put back in input order (:func:`unpack`), so that each query's
+    rows keep their order of the input; they need not be sorted by query, ``evaluate``
+    groups them."""
     import pandas as pd
 
     if pdf.shape[0] == 0:
         return meta
-    first = pdf.index.to_numpy()
-    order = None
-    if (first[1:] < first[:-1]).any():
-        order = np.argsort(first, kind="stable")
-        first = first[order]
-
-    def col(name):
-        if names[name] is None:
-            return None
-        values = pdf[names[name]].to_numpy()
-        return values if order is None else values[order]
-
-    out = evaluate_piece(plan, col("qid"), first, col("y_true"), col("y_score"),
-                         doc_id=col("doc_id"), sample_weight=col("sample_weight"),
-                         retrieved=col("retrieved"), locate=_locate)
+    first, col = unpack(pdf, layout)
+    out = evaluate_piece(plan, col["qid"], first, col["y_true"], col["y_score"],
+                         doc_id=col["doc_id"], sample_weight=col["sample_weight"],
+                         retrieved=col["retrieved"], locate=layout.locate)
     n_q = out["qid"].shape[0]
     frame = {"qid": pd.Series(out.pop("qid"), dtype=meta["qid"].dtype)}
     for name in meta.columns[1:]:
@@ -129,10 +101,13 @@ def evaluate(
 ) -> EvaluationResult:
     """Evaluate the rankings in a Dask DataFrame: :func:`skrank.evaluate` where the rows live.
 
-    The rows are shuffled on the query id (``ddf.shuffle(on=qid)``, the engine's own
-    shuffle), so that every query's rows land in one partition; each partition is sorted by
-    query and evaluated by skrank's kernels, and only the per-query values (one row per query)
-    come back. The result is the one :func:`skrank.evaluate` gives on the collected rows
+    The rows are shuffled on the query id (``ddf.shuffle``, the engine's own shuffle), so
+    that every query's rows land in one partition; each partition is evaluated by skrank's
+    kernels, and only the per-query values (one row per query) come back. Where the query ids
+    and the labels are integers of small enough ranges, each row's position, query id and
+    label travel packed into one int64 (half the bytes of the shuffle); the ranges come from
+    one reduction over ``ddf`` first, so its rows are then read twice: persist a ``ddf`` that
+    is costly to compute. The result is the one :func:`skrank.evaluate` gives on the collected rows
     (``ddf.compute()``): the same per-query values bit for bit, the queries in the same order
     (first appearance in the input), the same means (the driver sums the per-query values in
     that order, as ``evaluate`` does, so the number of partitions cannot change a digit), the
@@ -185,9 +160,13 @@ def evaluate(
         _CALLER, values)
     cols = list(dict.fromkeys(n for n in names.values() if n is not None))
     rows = ddf[cols]
+    layout = plan_layout(rows, names)
     if plan.needs_max_label:
-        plan = plan.with_max_label(_max_label(rows[y_true]))
-    return _run(rows, plan, names, npartitions, shuffle=True)
+        # the largest label: from the ranges of the layout, where they were taken
+        known = layout.label is not None and layout.offsets[-1] > 0
+        plan = plan.with_max_label(float(layout.label.hi) if known
+                                   else _max_label(rows[y_true]))
+    return _run(rows, plan, layout, npartitions, shuffle=True)
 
 
 def _max_label(labels) -> float | None:
@@ -215,23 +194,34 @@ def _shuffle_method(n_in: int, n_out: int) -> str | None:
     return None
 
 
-def _per_query(rows, plan: Plan, names, npartitions, *, shuffle: bool):
-    """The lazy per-query table: shuffled (``shuffle=False``: the tests' way of showing that
-    split queries are refused), each partition evaluated."""
-    # the positions replace the input's index: its divisions, if known, no longer hold
-    keyed = rows.map_partitions(_with_position, meta=_with_position(rows._meta),
+def _shuffled(rows, layout: Layout, npartitions: int | None):
+    """The rows packed (:func:`pack`) and shuffled on the query id: what the shuffle moves
+    (the benchmark times it alone)."""
+    # the packed frames have a RangeIndex: the input's divisions, if known, no longer hold
+    keyed = rows.map_partitions(pack, layout, meta=pack(rows._meta, layout),
                                 clear_divisions=True)
-    if shuffle:
-        n_out = npartitions or rows.npartitions
-        keyed = keyed.shuffle(on=names["qid"], npartitions=n_out,
-                              shuffle_method=_shuffle_method(rows.npartitions, n_out))
-    meta = _meta(plan, rows._meta[names["qid"]].dtype)
-    return keyed.map_partitions(_evaluate_partition, plan, names, meta, meta=meta)
+    if npartitions == 0:  # not shuffled
+        return keyed
+    n_out = npartitions or rows.npartitions
+    on = layout.names["qid"]
+    if layout.qid is not None:  # hashed, not carried
+        on = rows.map_partitions(hash_column, on, meta=hash_column(rows._meta, on),
+                                 clear_divisions=True)
+    return keyed.shuffle(on=on, npartitions=n_out, ignore_index=True,
+                         shuffle_method=_shuffle_method(rows.npartitions, n_out))
 
 
-def _run(rows, plan: Plan, names, npartitions, *, shuffle: bool) -> EvaluationResult:
+def _per_query(rows, plan: Plan, layout: Layout, npartitions, *, shuffle: bool):
+    """The lazy per-query table: the rows shuffled (``shuffle=False``: only packed, the
+    tests' way of showing that split queries are refused), each partition evaluated."""
+    keyed = _shuffled(rows, layout, npartitions if shuffle else 0)
+    meta = _meta(plan, rows._meta[layout.names["qid"]].dtype)
+    return keyed.map_partitions(_evaluate_partition, plan, layout, meta, meta=meta)
+
+
+def _run(rows, plan: Plan, layout: Layout, npartitions, *, shuffle: bool) -> EvaluationResult:
     """Shuffle, evaluate the partitions, gather and assemble."""
-    table = _per_query(rows, plan, names, npartitions, shuffle=shuffle).compute()
+    table = _per_query(rows, plan, layout, npartitions, shuffle=shuffle).compute()
     return gather(plan, {c: table[c].to_numpy() for c in table.columns})
 
 

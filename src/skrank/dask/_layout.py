@@ -1,0 +1,211 @@
+"""What ``skrank.dask.evaluate`` shuffles: each row's position, query and label packed into one
+int64 key where that is lossless, the other columns as they are.
+
+The shuffle's cost grows with the bytes it moves. A row needs its position in the input (to
+restore the input order of each query's rows, to order the queries by first appearance and to
+name a bad row), its query id, its label and its score: four 8-byte columns. When the query ids
+and the labels are integers whose ranges are small enough, one int64 holds, from the high bits
+down, the position (its index among all the rows), the query id minus the smallest and the
+label minus the smallest; the score travels as it is, and the shuffle hashes the query ids
+without carrying them (``shuffle(on=<a Series>)``). Half the bytes move.
+
+The ranges come from one reduction over the input before the shuffle (each partition's length
+and the smallest and largest query id and label): the rows are then read twice, so persist a
+``ddf`` that is costly to compute. A field is packed only when its dtype is a NumPy integer
+(or bool, for labels) and the bits of all fields fit in 63; otherwise it travels as a column.
+With nothing to pack there is no reduction, and the position is the partition's number above
+:data:`ROW_BITS` bits and the row below them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["ROW_BITS", "Field", "Layout", "hash_column", "layout_of", "pack", "plan_layout",
+           "unpack"]
+
+#: without the reduction, a row's position is its partition's number above these bits
+ROW_BITS = 40
+_KEY_BITS = 63  # the key stays non-negative
+
+
+@dataclass(frozen=True)
+class Field:
+    """An integer column packed into the key: its values, ``lo`` to ``hi``, less ``lo`` at
+    ``shift``, given back in ``dtype``."""
+
+    lo: int
+    hi: int
+    shift: int
+    dtype: np.dtype
+
+    @property
+    def bits(self) -> int:
+        return (self.hi - self.lo).bit_length()
+
+    def take(self, values: np.ndarray) -> np.ndarray:
+        """The field's bits of each row, in place in the key."""
+        if self.bits == 0:
+            return np.zeros(values.shape[0], dtype=np.int64)
+        v = values.astype(np.int64) - np.int64(self.lo)
+        return v << np.int64(self.shift) if self.shift else v
+
+    def give(self, key: np.ndarray) -> np.ndarray:
+        """The column, as it was, from the keys."""
+        v = (key >> np.int64(self.shift)) & np.int64((1 << self.bits) - 1)
+        return (v + np.int64(self.lo)).astype(self.dtype, copy=False)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the rows travel: the key column (``key``: its name) and the input's columns
+    carried as they are (``carried``), for the parameters' columns ``names``."""
+
+    key: str
+    names: dict[str, str | None]
+    carried: tuple[str, ...]
+    qid: Field | None
+    label: Field | None
+    pos_shift: int
+    offsets: tuple[int, ...] | None  # each partition's first position; None: ROW_BITS
+
+    def position(self, number: int, n_rows: int) -> np.ndarray:
+        """The positions of the rows of input partition ``number``."""
+        start = self.offsets[number] if self.offsets is not None else number << ROW_BITS
+        return np.arange(start, start + n_rows, dtype=np.int64)
+
+    def locate(self, position: int) -> str:
+        """A row named by its place in the input."""
+        if self.offsets is None:
+            part, row = position >> ROW_BITS, position & ((1 << ROW_BITS) - 1)
+        else:
+            part = int(np.searchsorted(self.offsets, position, side="right")) - 1
+            row = position - self.offsets[part]
+        return f"row {row} of input partition {part}"
+
+
+def _packable(dtype, *, labels: bool) -> bool:
+    """An integer dtype whose values fit an int64 (bool too, for labels)."""
+    if not isinstance(dtype, np.dtype):
+        return False  # pandas' nullable and string dtypes travel as they are
+    return dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8) or \
+        (labels and dtype.kind == "b")
+
+
+def _key_name(columns) -> str:
+    name = "_key"
+    while name in columns:
+        name = "_" + name
+    return name
+
+
+def _ranges(pdf, fields: tuple[str, ...]):
+    """One partition's length and each field's smallest and largest value (0 when empty)."""
+    import pandas as pd
+
+    out = {"n": [pdf.shape[0]]}
+    for name in fields:
+        v = pdf[name].to_numpy()
+        empty = v.shape[0] == 0
+        out[f"lo_{name}"] = [0 if empty else int(v.min())]
+        out[f"hi_{name}"] = [0 if empty else int(v.max())]
+    return pd.DataFrame(out, dtype=np.int64)
+
+
+def plan_layout(rows, names: dict[str, str | None]) -> Layout:
+    """The layout of ``rows`` (the columns named in ``names``, a Dask DataFrame): the
+    reduction of their ranges, where a field may be packed, then :func:`layout_of`."""
+    dtypes = rows._meta.dtypes
+    fields = tuple(dict.fromkeys(
+        names[p] for p in ("qid", "y_true") if _packable(dtypes[names[p]],
+                                                         labels=p == "y_true")))
+    if not fields:
+        return layout_of(names, list(rows.columns), dtypes, None)
+    meta = _ranges(rows._meta[list(fields)], fields)
+    stats = rows[list(fields)].map_partitions(_ranges, fields, meta=meta).compute()
+    return layout_of(names, list(rows.columns), dtypes, stats)
+
+
+def layout_of(names: dict[str, str | None], columns: list[str], dtypes, stats) -> Layout:
+    """The layout given the partitions' ranges (``stats``: one row per input partition, as
+    :func:`_ranges` gives them, or None): the label packed where it fits, then the query id."""
+    key = _key_name(columns)
+    if stats is None:
+        return Layout(key, names, tuple(columns), None, None, 0, None)
+    sizes = stats["n"].to_numpy()
+    offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    used = max(int(offsets[-1]) - 1, 0).bit_length()  # the positions' bits
+    nonempty = sizes > 0
+    packed: dict[str, tuple[int, int, int]] = {}
+    for param in ("y_true", "qid"):  # the label first: fewer bits, and a column saved
+        name = names[param]
+        if f"lo_{name}" not in stats:
+            continue
+        lo = int(stats[f"lo_{name}"].to_numpy()[nonempty].min(initial=0))
+        hi = int(stats[f"hi_{name}"].to_numpy()[nonempty].max(initial=0))
+        bits = (hi - lo).bit_length()
+        if used + bits <= _KEY_BITS:
+            packed[param] = (lo, hi, bits)
+            used += bits
+    fields = {}
+    shift = 0
+    for param in ("y_true", "qid"):  # the label in the lowest bits
+        if param in packed:
+            lo, hi, bits = packed[param]
+            fields[param] = Field(lo, hi, shift, dtypes[names[param]])
+            shift += bits
+    needed = {n for p, n in names.items() if n is not None and p not in fields}
+    carried = tuple(c for c in columns if c in needed)
+    return Layout(key, names, carried, fields.get("qid"), fields.get("y_true"), shift,
+                  tuple(int(o) for o in offsets))
+
+
+def pack(pdf, layout: Layout, partition_info=None):
+    """One input partition as it travels: the key, then the carried columns (a fresh frame
+    of NumPy arrays, with a RangeIndex)."""
+    import pandas as pd
+
+    number = partition_info["number"] if partition_info else 0
+    key = layout.position(number, pdf.shape[0])
+    if layout.pos_shift:
+        key <<= np.int64(layout.pos_shift)
+    for param, field in (("qid", layout.qid), ("y_true", layout.label)):
+        if field is not None and field.bits:
+            key |= field.take(pdf[layout.names[param]].to_numpy())
+    cols = {layout.key: key}
+    cols.update((c, pdf[c].to_numpy()) for c in layout.carried)
+    return pd.DataFrame(cols, copy=False)
+
+
+def hash_column(pdf, name: str):
+    """The column the shuffle hashes, with the RangeIndex of :func:`pack`'s frame (the
+    shuffle aligns the two)."""
+    import pandas as pd
+
+    return pd.Series(pdf[name].to_numpy(), name=name, copy=False)
+
+
+def unpack(pdf, layout: Layout) -> tuple[np.ndarray, dict[str, np.ndarray | None]]:
+    """The positions and the parameters' columns of a shuffled partition, its rows put back
+    in input order (the shuffle keeps each input partition's order; a task shuffle also
+    keeps the partitions' order, and then no sort is needed)."""
+    key = pdf[layout.key].to_numpy()
+    order = None
+    if (key[1:] < key[:-1]).any():
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+    cols: dict[str, np.ndarray | None] = {}
+    for param, name in layout.names.items():
+        field = {"qid": layout.qid, "y_true": layout.label}.get(param)
+        if field is not None:
+            cols[param] = field.give(key)
+        elif name is None:
+            cols[param] = None
+        else:
+            values = pdf[name].to_numpy()
+            cols[param] = values if order is None else values[order]
+    position = key >> np.int64(layout.pos_shift) if layout.pos_shift else key
+    return position, cols

@@ -1,0 +1,164 @@
+"""What skrank.dask.evaluate shuffles: the position, query id and label packed into one int64
+key where that is lossless, and the columns carried as they are where it is not.
+
+Each path is checked twice: the layout chosen (so that a packing silently dropped, or taken
+where it cannot be lossless, fails here) and the result of ``skrank.dask.evaluate`` on such
+data against ``skrank.evaluate`` on the collected rows (per-query values bit for bit).
+"""
+
+from __future__ import annotations
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+
+import skrank
+import skrank.dask
+from skrank.dask._layout import layout_of, pack, plan_layout, unpack
+
+from .._distributed import assert_same_result, random_frame
+
+NAMES = {"qid": "qid", "y_true": "y_true", "y_score": "y_score", "doc_id": None,
+         "sample_weight": None, "retrieved": None}
+
+
+def _frame(qid, y_true, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"qid": qid, "y_true": y_true,
+                         "y_score": rng.integers(0, 5, len(qid)) / 4})
+
+
+def _cases():
+    rng = np.random.default_rng(1)
+    n = 400
+    q = rng.integers(0, 30, n)
+    y = rng.integers(0, 4, n)
+    return {
+        # name: (frame, what is packed)
+        "int64 ids and labels": (_frame(q, y), {"qid", "y_true"}),
+        "negative int32 ids, int8 labels": (
+            _frame((q - 15).astype(np.int32), y.astype(np.int8)), {"qid", "y_true"}),
+        "uint16 ids, bool labels": (_frame(q.astype(np.uint16), y > 1), {"qid", "y_true"}),
+        "ids 2**61 apart": (_frame(q * 2**56 - 2**60, y), {"y_true"}),  # 61 bits of ids
+        # 400 rows: 9 bits of positions, 2 of labels; 52 bits of ids fill the 63 of the key
+        "ids filling the key": (_frame(q * 2**47, y), {"qid", "y_true"}),
+        "ids a bit too wide": (_frame(q * 2**48, y), {"y_true"}),
+        "labels 2**61 apart": (_frame(q, y * 2**61), {"qid"}),  # 63 bits of labels
+        "float labels": (_frame(q, y + 0.5), {"qid"}),
+        "string ids": (_frame(q.astype(str), y), {"y_true"}),
+        "uint64 ids": (_frame(q.astype(np.uint64), y), {"y_true"}),
+        "nullable Int64 labels": (_frame(q, pd.array(y, dtype="Int64")), {"qid"}),
+        "string ids, float labels": (_frame(q.astype(str), y / 2), set()),
+    }
+
+
+CASES = _cases()
+
+
+def _layout(case):
+    """A case's rows in three partitions (each as a pandas frame) and their layout."""
+    ddf = dd.from_pandas(CASES[case][0], npartitions=3, sort=False)
+    with dask.config.set(scheduler="sync"):
+        return [p.compute() for p in ddf.partitions], plan_layout(ddf, NAMES)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_what_is_packed(case):
+    packed = CASES[case][1]
+    _, layout = _layout(case)
+    assert {p for p, f in (("qid", layout.qid), ("y_true", layout.label))
+            if f is not None} == packed
+    assert set(layout.carried) == {"qid", "y_true", "y_score"} - packed
+    assert (layout.offsets is None) == (not packed)  # the reduction only where it packs
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_pack_and_unpack_give_the_rows_back(case):
+    # round trip of every partition, shuffled as the task shuffle and p2p may hand it over
+    frame = CASES[case][0]
+    parts, layout = _layout(case)
+    packed = pd.concat([pack(p, layout, {"number": i}) for i, p in enumerate(parts)],
+                       ignore_index=True)
+    scrambled = packed.iloc[np.random.default_rng(0).permutation(packed.shape[0])]
+    position, cols = unpack(scrambled, layout)
+    assert np.array_equal(position, np.sort(position))  # back in input order
+    for param in ("qid", "y_true", "y_score"):
+        want = frame[param].to_numpy()
+        assert cols[param].dtype == want.dtype, param
+        assert np.array_equal(cols[param], want), param
+    assert [layout.locate(int(p)) for p in position[[0, -1]]] == \
+        ["row 0 of input partition 0", f"row {parts[-1].shape[0] - 1} of input partition 2"]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_layout_gives_the_result_of_evaluate(case):
+    frame, _ = CASES[case]
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    metrics = ["ndcg@5", "ap", "rr"]
+    if "float" in case:
+        metrics, kw = [*metrics, "err@3"], dict(gain="linear", max_label=4)
+    elif "2**61 apart" in case:
+        kw = dict(gain="linear")
+    else:
+        metrics, kw = [*metrics, "err@3"], {}  # ERR's scale from the labels' range
+    with dask.config.set(scheduler="sync"):
+        got = skrank.dask.evaluate(ddf, metrics=metrics, ties="input", **kw)
+    collected = ddf.compute()
+    want = skrank.evaluate(*(collected[c].to_numpy() for c in ("y_true", "y_score", "qid")),
+                           metrics=metrics, ties="input", **kw)
+    assert_same_result(got, want)
+
+
+def test_the_optional_columns_travel_as_they_are():
+    frame = random_frame(11, n_queries=40, max_size=10)
+    names = dict(NAMES, doc_id="doc", sample_weight="w", retrieved="retrieved")
+    cols = ["qid", "y_true", "y_score", "doc", "w", "retrieved"]
+    ddf = dd.from_pandas(frame[cols], npartitions=3, sort=False)
+    with dask.config.set(scheduler="sync"):
+        layout = plan_layout(ddf, names)
+        assert layout.carried == ("y_score", "doc", "w", "retrieved")
+        got = skrank.dask.evaluate(ddf, metrics=["ndcg@5", "ap"], doc_id="doc",
+                                   sample_weight="w", retrieved="retrieved",
+                                   preset="trec_eval")
+    want = skrank.evaluate(frame.y_true, frame.y_score, frame.qid, metrics=["ndcg@5", "ap"],
+                           doc_id=frame.doc, sample_weight=frame.w,
+                           retrieved=frame.retrieved, preset="trec_eval")
+    assert_same_result(got, want)
+
+
+def test_the_key_takes_a_name_the_columns_do_not_have():
+    frame = _frame(np.arange(6) % 2, np.arange(6) % 3).rename(columns={"y_score": "_key"})
+    layout = layout_of(dict(NAMES, y_score="_key"), list(frame.columns), frame.dtypes, None)
+    assert layout.key not in frame.columns
+    ddf = dd.from_pandas(frame, npartitions=2, sort=False)
+    with dask.config.set(scheduler="sync"):
+        got = skrank.dask.evaluate(ddf, metrics=["ndcg@3"], y_score="_key")
+    assert_same_result(got, skrank.evaluate(frame.y_true, frame._key, frame.qid,
+                                            metrics=["ndcg@3"]))
+
+
+@pytest.mark.parametrize("qid_kind", ["int", "str"])
+def test_empty_partitions_and_bad_rows_are_placed(qid_kind):
+    # an empty input partition shifts no position; a bad row is named by its partition and
+    # row with the offsets of the reduction (int ids) and without them (string ids)
+    frame = random_frame(12, n_queries=20, max_size=6, str_qid=qid_kind == "str",
+                         weights=False)[["qid", "y_true", "y_score"]]
+    if qid_kind == "str":
+        frame["y_true"] = frame["y_true"] / 2  # nothing packed
+    frame.loc[9, "y_score"] = np.nan
+    parts = [frame.iloc[:0], frame.iloc[:5], frame.iloc[:0], frame.iloc[5:]]
+    ddf = dd.concat([dd.from_pandas(p, npartitions=1, sort=False) for p in parts])
+    with dask.config.set(scheduler="sync"):
+        assert (plan_layout(ddf, NAMES).offsets is None) == (qid_kind == "str")
+        with pytest.raises(skrank.InputError, match=r"Got nan at row 4 of input partition "
+                                                    r"3 instead\.$"):
+            skrank.dask.evaluate(ddf, metrics=["ndcg@5"])
+        frame.loc[9, "y_score"] = 0.5
+        ddf = dd.concat([dd.from_pandas(p, npartitions=1, sort=False)
+                         for p in (frame.iloc[:0], frame.iloc[:5], frame.iloc[:0],
+                                   frame.iloc[5:])])
+        got = skrank.dask.evaluate(ddf, metrics=["ndcg@5", "rr"])
+    assert_same_result(got, skrank.evaluate(frame.y_true, frame.y_score, frame.qid,
+                                            metrics=["ndcg@5", "rr"]))
