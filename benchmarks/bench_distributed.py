@@ -10,7 +10,12 @@ NumPy arrays (its grouping of the interleaved rows included). Each result is che
 the single-process one (per-query values bit for bit, means equal) before it is timed.
 
 For Dask, a further line times its shuffle alone (the same columns, shuffled the same way,
-and nothing else): the floor of any evaluation built on it.
+and nothing else): the floor of any evaluation built on it. Spark is timed with one shuffle
+partition per core (``num_partitions``, ``--spark-partitions``) and then: its shuffle alone
+(the same columns repartitioned the same way and written to Spark's ``noop`` sink), that
+shuffle with the transfer of the rows to Python (a ``mapInArrow`` that reads them and returns
+nothing), the evaluation with Spark's sort (``sort="spark"``) and with the session's default
+shuffle partitions (``--partitions``).
 
 Times are the best of ``--repeat`` runs: wall seconds and CPU seconds of every process
 involved (this one, the Dask workers, Spark's JVM and its Python workers; the machine may be
@@ -18,7 +23,7 @@ shared, so CPU time shows the work and wall time what a user waits), the ratio t
 single-process call, and the cost per row.
 
 Run: ``python benchmarks/bench_distributed.py [--rows 1000000,10000000] [--repeat 2]
-[--no-spark] [--no-dask]``.
+[--partitions 16] [--spark-partitions 2] [--no-spark] [--no-dask]``.
 """
 
 from __future__ import annotations
@@ -84,7 +89,7 @@ def check(got, want, label: str) -> None:
 
 def row(label: str, n: int, wall: float, cpu: float, base: tuple[float, float] | None):
     ratio = "" if base is None else f"{wall / base[0]:6.2f}x {cpu / base[1]:6.2f}x"
-    print(f"{label:<34} {n:>11,} {wall:8.2f} {cpu:8.2f} {ratio:>15} "
+    print(f"{label:<36} {n:>11,} {wall:8.2f} {cpu:8.2f} {ratio:>15} "
           f"{1e9 * wall / n:9.0f} {1e9 * cpu / n:9.0f}", flush=True)
 
 
@@ -93,13 +98,15 @@ def main() -> None:
     ap.add_argument("--rows", default="1000000,10000000")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--partitions", type=int, default=16)
+    ap.add_argument("--spark-partitions", type=int, default=os.cpu_count(),
+                    help="shuffle partitions of skrank.spark.evaluate (default: the cores)")
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--no-spark", action="store_true")
     args = ap.parse_args()
     sizes = [int(s) for s in args.rows.split(",")]
     print(f"cores: {os.cpu_count()}; metrics {', '.join(METRICS)}; input partitions "
           f"{args.partitions}; best of {args.repeat}")
-    print(f"{'':<34} {'rows':>11} {'wall s':>8} {'cpu s':>8} {'wall/cpu ratio':>15} "
+    print(f"{'':<36} {'rows':>11} {'wall s':>8} {'cpu s':>8} {'wall/cpu ratio':>15} "
           f"{'ns/row':>9} {'cpu ns/row':>9}")
 
     client = spark = None
@@ -115,6 +122,7 @@ def main() -> None:
 
         spark = (SparkSession.builder.master("local[2]")
                  .config("spark.ui.enabled", "false")
+                 .config("spark.ui.showConsoleProgress", "false")
                  .config("spark.driver.memory", "6g")
                  .config("spark.sql.shuffle.partitions", str(args.partitions))
                  .config("spark.default.parallelism", str(args.partitions))
@@ -165,12 +173,46 @@ def run_size(n: int, args, client, spark) -> None:
             warnings.simplefilter("ignore")
             sdf = spark.createDataFrame(frame).cache()
         sdf.count()
-        wall, cpu, got = timed(lambda: skrank.spark.evaluate(sdf, metrics=METRICS),
-                               args.repeat)
+        parts = args.spark_partitions
         # the cached rows are read in the order of the pandas frame: the same result
-        check(got, want, "spark")
-        row("skrank.spark, local[2]", n, wall, cpu, base)
+        for label, kw in [(f"skrank.spark, local[2], {parts} parts", {}),
+                          ("  its shuffle alone (the floor)", None),
+                          ("  the shuffle and transfer to Python", "transfer"),
+                          ("  sort='spark'", {"sort": "spark"}),
+                          (f"  {args.partitions} partitions (the session's)",
+                           {"num_partitions": None})]:
+            if isinstance(kw, dict):
+                call = {"num_partitions": parts, **kw}
+                wall, cpu, got = timed(
+                    lambda call=call: skrank.spark.evaluate(sdf, metrics=METRICS, **call),
+                    args.repeat)
+                check(got, want, "spark")
+            else:
+                wall, cpu, _ = timed(lambda kw=kw: spark_shuffle_alone(sdf, parts, kw),
+                                     args.repeat)
+            row(label, n, wall, cpu, base)
         sdf.unpersist()
+
+
+def _read_batches(batches):
+    """Read every Arrow batch, return none (``mapInArrow``)."""
+    for _ in batches:
+        pass
+    return iter(())
+
+
+def spark_shuffle_alone(sdf, partitions: int, then: str | None) -> None:
+    """What ``skrank.spark.evaluate`` shuffles, shuffled as it does, written to Spark's
+    ``noop`` sink; with ``then="transfer"``, read by Python tasks as Arrow batches instead
+    (``mapInArrow`` over them, nothing returned)."""
+    from skrank.spark._evaluate import _shuffled
+
+    names = {"qid": "qid", "y_true": "y_true", "y_score": "y_score"}
+    rows = _shuffled(sdf, names, partitions)
+    if then == "transfer":
+        rows.mapInArrow(_read_batches, "x long").collect()
+    else:
+        rows.write.format("noop").mode("overwrite").save()
 
 if __name__ == "__main__":
     main()

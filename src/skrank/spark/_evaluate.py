@@ -227,7 +227,9 @@ def evaluate(
         One row per (query, document), partitioned in any way.
     {columns}
     num_partitions : int, optional
-        Partitions of the shuffle; default: ``spark.sql.shuffle.partitions``.
+        Partitions of the shuffle; default: ``spark.sql.shuffle.partitions``. The shuffle's
+        CPU time grows with them (see the scaling guide): take about one per core, or more
+        where a partition would not fit in a Python worker's memory under ``sort="task"``.
     sort : {"task", "spark"}, default="task"
         Where each partition's rows are put in order. ``"task"``: in the Python task, which
         then holds its whole partition in memory (about 50 bytes a row with three
@@ -273,18 +275,26 @@ def evaluate(
     if plan.needs_max_label:
         top = sdf.agg(F.max(F.col(y_true))).first()[0]
         plan = plan.with_max_label(None if top is None else float(top))
+    return _run(_shuffled(sdf, names, num_partitions), plan, names, sort)
+
+
+def _shuffled(sdf, names: dict[str, str | None], num_partitions: int | None):
+    """The columns named (renamed to ``_COLS``) and the rows' positions (``FIRST``),
+    repartitioned on the query id: what the tasks read (``benchmarks/bench_distributed.py``
+    times it alone, Spark's floor under the evaluation)."""
+    _, F = _import_spark()
     rows = sdf.select(*(F.col(n).alias(_COLS[p]) for p, n in names.items() if n is not None),
                       F.monotonically_increasing_id().alias(FIRST))
-    return _run(rows, plan, names, num_partitions, sort)
+    if not _SHUFFLE:
+        return rows
+    if num_partitions:
+        return rows.repartition(num_partitions, _COLS["qid"])
+    return rows.repartition(_COLS["qid"])
 
 
-def _run(rows, plan: Plan, names, num_partitions, sort: str) -> EvaluationResult:
-    """Repartition, put in order, evaluate the batches, gather and assemble."""
-    parts = rows
-    if _SHUFFLE:
-        parts = (rows.repartition(num_partitions, _COLS["qid"]) if num_partitions
-                 else rows.repartition(_COLS["qid"]))
-    schema = _out_schema(plan, rows.schema[_COLS["qid"]].dataType)
+def _run(parts, plan: Plan, names, sort: str) -> EvaluationResult:
+    """Put each partition in order, evaluate it, gather and assemble."""
+    schema = _out_schema(plan, parts.schema[_COLS["qid"]].dataType)
     if sort == "task":
         per_query = parts.mapInArrow(_Partition(plan, names), schema)
     else:
