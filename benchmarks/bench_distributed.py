@@ -15,7 +15,8 @@ partition per core (``num_partitions``, ``--spark-partitions``) and then: its sh
 (the same columns repartitioned the same way and written to Spark's ``noop`` sink), that
 shuffle with the transfer of the rows to Python (a ``mapInArrow`` that reads them and returns
 nothing), the evaluation with Spark's sort (``sort="spark"``) and with the session's default
-shuffle partitions (``--partitions``).
+shuffle partitions (``--partitions``), after one untimed evaluation (the JVM compiles its
+code over the first runs).
 
 Times are the best of ``--repeat`` runs: wall seconds and CPU seconds of every process
 involved (this one, the Dask workers, Spark's JVM and its Python workers; the machine may be
@@ -174,6 +175,9 @@ def run_size(n: int, args, client, spark) -> None:
             sdf = spark.createDataFrame(frame).cache()
         sdf.count()
         parts = args.spark_partitions
+        # untimed: the JVM compiles its code over the first runs, which would count against
+        # the first line alone
+        skrank.spark.evaluate(sdf, metrics=METRICS, num_partitions=parts)
         # the cached rows are read in the order of the pandas frame: the same result
         for label, kw in [(f"skrank.spark, local[2], {parts} parts", {}),
                           ("  its shuffle alone (the floor)", None),

@@ -232,8 +232,8 @@ def evaluate(
         where a partition would not fit in a Python worker's memory under ``sort="task"``.
     sort : {"task", "spark"}, default="task"
         Where each partition's rows are put in order. ``"task"``: in the Python task, which
-        then holds its whole partition in memory (about 50 bytes a row with three
-        columns, and 8 more for each further column): choose ``num_partitions`` so that a
+        then holds its whole partition in memory (about 80 bytes a row at its peak with
+        three columns: the Arrow batches, their NumPy copy and the sort; measured): choose ``num_partitions`` so that a
         partition fits in a Python worker. ``"spark"``: by Spark's ``sortWithinPartitions``,
         which spills to disk where it must, the task then holding about 200,000 rows at a
         time plus the longest query; it costs more (see the scaling guide).
