@@ -84,12 +84,22 @@ def test_pack_and_unpack_give_the_rows_back(case):
     scrambled = packed.iloc[np.random.default_rng(0).permutation(packed.shape[0])]
     position, cols = unpack(scrambled, layout)
     assert np.array_equal(position, np.sort(position))  # back in input order
+    in_order = position
     for param in ("qid", "y_true", "y_score"):
         want = frame[param].to_numpy()
         assert cols[param].dtype == want.dtype, param
         assert np.array_equal(cols[param], want), param
     assert [layout.locate(int(p)) for p in position[[0, -1]]] == \
         ["row 0 of input partition 0", f"row {parts[-1].shape[0] - 1} of input partition 2"]
+    # by query: each query's rows in input order, the queries by first appearance
+    position, cols = unpack(scrambled, layout, by_query=True)
+    qid = frame["qid"].to_numpy()
+    _, first_rows = np.unique(qid, return_index=True)
+    by_first = qid[np.sort(first_rows)]
+    want_rows = np.concatenate([np.flatnonzero(qid == q) for q in by_first])
+    assert np.array_equal(position, in_order[want_rows])
+    for param in ("qid", "y_true", "y_score"):
+        assert np.array_equal(cols[param], frame[param].to_numpy()[want_rows]), param
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -9,6 +9,7 @@ import numpy as np
 from .._validation import param_error
 from ..conventions import Conventions
 from ..metrics._pieces import (
+    ERROR,
     Plan,
     check_frame_params,
     evaluate_piece,
@@ -49,17 +50,20 @@ def _meta(plan: Plan, qid_dtype):
 def _evaluate_partition(pdf, plan: Plan, layout: Layout, meta):
     """One partition's per-query table (queries whole: the partition holds all their rows).
 
-    The rows are unpacked and put back in input order (:func:`unpack`), so that each query's
-    rows keep their order of the input; they need not be sorted by query, ``evaluate``
-    groups them."""
+    The rows are unpacked and gathered query by query, each query's rows in input order
+    (:func:`unpack`), and evaluated; where the rows hold an error, they are evaluated again in
+    input order, so that the error named is the one ``evaluate`` raises on them."""
     import pandas as pd
 
     if pdf.shape[0] == 0:
         return meta
-    first, col = unpack(pdf, layout)
-    out = evaluate_piece(plan, col["qid"], first, col["y_true"], col["y_score"],
-                         doc_id=col["doc_id"], sample_weight=col["sample_weight"],
-                         retrieved=col["retrieved"], locate=layout.locate)
+    for by_query in (True, False):
+        first, col = unpack(pdf, layout, by_query=by_query)
+        out = evaluate_piece(plan, col["qid"], first, col["y_true"], col["y_score"],
+                             doc_id=col["doc_id"], sample_weight=col["sample_weight"],
+                             retrieved=col["retrieved"], locate=layout.locate)
+        if ERROR not in out:
+            break
     n_q = out["qid"].shape[0]
     frame = {"qid": pd.Series(out.pop("qid"), dtype=meta["qid"].dtype)}
     for name in meta.columns[1:]:

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..metrics._groups import group_rows
+
 __all__ = ["ROW_BITS", "Field", "Layout", "hash_column", "layout_of", "pack", "plan_layout",
            "unpack"]
 
@@ -188,15 +190,30 @@ def hash_column(pdf, name: str):
     return pd.Series(pdf[name].to_numpy(), name=name, copy=False)
 
 
-def unpack(pdf, layout: Layout) -> tuple[np.ndarray, dict[str, np.ndarray | None]]:
+def unpack(pdf, layout: Layout, *, by_query: bool = False
+           ) -> tuple[np.ndarray, dict[str, np.ndarray | None]]:
     """The positions and the parameters' columns of a shuffled partition, its rows put back
     in input order (the shuffle keeps each input partition's order; a task shuffle also
-    keeps the partitions' order, and then no sort is needed)."""
+    keeps the partitions' order, and then no sort is needed).
+
+    ``by_query``: then each query's rows gathered, in that order, the queries by first
+    appearance (the grouping ``evaluate`` makes of the rows in input order), from the key
+    and the carried columns before the fields are unpacked: the fewest arrays gathered."""
     key = pdf[layout.key].to_numpy()
     order = None
     if (key[1:] < key[:-1]).any():
         order = np.argsort(key, kind="stable")
         key = key[order]
+    if by_query:
+        if layout.qid is not None:  # the query field of the keys: one value per query
+            ids = (key >> np.int64(layout.qid.shift)) & np.int64((1 << layout.qid.bits) - 1)
+        else:
+            ids = pdf[layout.names["qid"]].to_numpy()
+            ids = ids if order is None else ids[order]
+        rows = group_rows(key.shape[0], ids).order
+        if rows is not None:
+            key = key[rows]
+            order = rows if order is None else order[rows]
     cols: dict[str, np.ndarray | None] = {}
     for param, name in layout.names.items():
         field = {"qid": layout.qid, "y_true": layout.label}.get(param)
