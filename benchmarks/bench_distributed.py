@@ -9,8 +9,11 @@ of the per-query values; the single-process call is ``skrank.evaluate`` on the s
 NumPy arrays (its grouping of the interleaved rows included). Each result is checked equal to
 the single-process one (per-query values bit for bit, means equal) before it is timed.
 
-For Dask, a further line times its shuffle alone (the same columns, shuffled the same way,
-and nothing else): the floor of any evaluation built on it. Spark is timed with one shuffle
+For Dask, two further lines time the parts of its call that are not evaluation: the layout's
+reduction (the partitions' lengths and the ranges of the query ids and labels, from which it
+packs each row's position, query id and label into one int64) and its shuffle alone (the
+packed frame, key and score, shuffled the same way, and nothing else): the floor of any
+evaluation built on that shuffle. Spark is timed with one shuffle
 partition per core (``num_partitions``, ``--spark-partitions``) and then: its shuffle alone
 (the same columns repartitioned the same way and written to Spark's ``noop`` sink), that
 shuffle with the transfer of the rows to Python (a ``mapInArrow`` that reads them and returns
@@ -165,7 +168,8 @@ def run_size(n: int, args, client, spark) -> None:
 
         names = {"qid": "qid", "y_true": "y_true", "y_score": "y_score", "doc_id": None,
                  "sample_weight": None, "retrieved": None}
-        layout = plan_layout(ddf, names)
+        wall, cpu, layout = timed(lambda: plan_layout(ddf, names), args.repeat)
+        row("  its layout reduction", n, wall, cpu, base)
         wall, cpu, _ = timed(lambda: dask_shuffle_alone(ddf, layout), args.repeat)
         row("  its shuffle alone (the floor)", n, wall, cpu, base)
         client.cancel(ddf)
