@@ -49,15 +49,26 @@ class Field:
 
     def take(self, values: np.ndarray) -> np.ndarray:
         """The field's bits of each row, in place in the key."""
-        if self.bits == 0:
-            return np.zeros(values.shape[0], dtype=np.int64)
-        v = values.astype(np.int64) - np.int64(self.lo)
-        return v << np.int64(self.shift) if self.shift else v
+        # one array, modified in place (each temporary is a pass over fresh memory)
+        v = values.astype(np.int64)
+        if self.lo:
+            v -= np.int64(self.lo)
+        if self.shift:
+            v <<= np.int64(self.shift)
+        return v
+
+    def bits_of(self, key: np.ndarray) -> np.ndarray:
+        """The field's bits of the keys, as int64 (a new array)."""
+        v = key >> np.int64(self.shift) if self.shift else key.copy()
+        v &= np.int64((1 << self.bits) - 1)
+        return v
 
     def give(self, key: np.ndarray) -> np.ndarray:
         """The column, as it was, from the keys."""
-        v = (key >> np.int64(self.shift)) & np.int64((1 << self.bits) - 1)
-        return (v + np.int64(self.lo)).astype(self.dtype, copy=False)
+        v = self.bits_of(key)
+        if self.lo:
+            v += np.int64(self.lo)
+        return v.astype(self.dtype, copy=False)
 
 
 @dataclass(frozen=True)
@@ -176,7 +187,7 @@ def pack(pdf, layout: Layout, partition_info=None):
         key <<= np.int64(layout.pos_shift)
     for param, field in (("qid", layout.qid), ("y_true", layout.label)):
         if field is not None and field.bits:
-            key |= field.take(pdf[layout.names[param]].to_numpy())
+            key |= field.take(pdf[layout.names[param]].to_numpy())  # the other bits are 0
     cols = {layout.key: key}
     cols.update((c, pdf[c].to_numpy()) for c in layout.carried)
     return pd.DataFrame(cols, copy=False)
@@ -206,7 +217,7 @@ def unpack(pdf, layout: Layout, *, by_query: bool = False
         key = key[order]
     if by_query:
         if layout.qid is not None:  # the query field of the keys: one value per query
-            ids = (key >> np.int64(layout.qid.shift)) & np.int64((1 << layout.qid.bits) - 1)
+            ids = layout.qid.bits_of(key)
         else:
             ids = pdf[layout.names["qid"]].to_numpy()
             ids = ids if order is None else ids[order]
@@ -224,5 +235,9 @@ def unpack(pdf, layout: Layout, *, by_query: bool = False
         else:
             values = pdf[name].to_numpy()
             cols[param] = values if order is None else values[order]
-    position = key >> np.int64(layout.pos_shift) if layout.pos_shift else key
-    return position, cols
+    if not layout.pos_shift:
+        return key, cols
+    if order is None:  # the partition's own keys: not to be changed
+        return key >> np.int64(layout.pos_shift), cols
+    key >>= np.int64(layout.pos_shift)  # a gathered copy
+    return key, cols
