@@ -82,6 +82,12 @@ def test_pack_and_unpack_give_the_rows_back(case):
     packed = pd.concat([pack(p, layout, {"number": i}) for i, p in enumerate(parts)],
                        ignore_index=True)
     scrambled = packed.iloc[np.random.default_rng(0).permutation(packed.shape[0])]
+    kept = scrambled.copy()
+    for rows in (packed, scrambled):  # unpacking leaves the partition as it was
+        unpack(rows.copy(), layout)
+        unpack(rows, layout, by_query=True)
+        unpack(rows, layout)
+    assert scrambled.equals(kept)
     position, cols = unpack(scrambled, layout)
     assert np.array_equal(position, np.sort(position))  # back in input order
     in_order = position
