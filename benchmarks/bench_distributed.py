@@ -19,7 +19,8 @@ partition per core (``num_partitions``, ``--spark-partitions``) and then: its sh
 shuffle with the transfer of the rows to Python (a ``mapInArrow`` that reads them and returns
 nothing), the evaluation with Spark's sort (``sort="spark"``) and with the session's default
 shuffle partitions (``--partitions``), after one untimed evaluation (the JVM compiles its
-code over the first runs).
+code over the first runs). A Spark line ends with the CPU seconds of Spark's Python workers,
+the mean over its runs: what skrank's tasks take, the rest being Spark's JVM.
 
 Times are the best of ``--repeat`` runs: wall seconds and CPU seconds of every process
 involved (this one, the Dask workers, Spark's JVM and its Python workers; the machine may be
@@ -65,6 +66,21 @@ def cpu_seconds() -> float:
     return total
 
 
+def spark_python_seconds() -> float:
+    """CPU seconds of the processes below this one that are neither Java nor this process:
+    Spark's Python workers (its JVM is a Java process)."""
+    me = psutil.Process()
+    total = 0.0
+    for p in me.children(recursive=True):
+        try:
+            if "java" not in p.name():
+                t = p.cpu_times()
+                total += t.user + t.system
+        except psutil.Error:
+            pass
+    return total
+
+
 def timed(fn, repeat: int):
     """(best wall seconds, CPU seconds of that run, result)."""
     best = None
@@ -91,10 +107,11 @@ def check(got, want, label: str) -> None:
         assert got[m].value == want[m].value, (label, m)
 
 
-def row(label: str, n: int, wall: float, cpu: float, base: tuple[float, float] | None):
+def row(label: str, n: int, wall: float, cpu: float, base: tuple[float, float] | None,
+        note: str = ""):
     ratio = "" if base is None else f"{wall / base[0]:6.2f}x {cpu / base[1]:6.2f}x"
     print(f"{label:<36} {n:>11,} {wall:8.2f} {cpu:8.2f} {ratio:>15} "
-          f"{1e9 * wall / n:9.0f} {1e9 * cpu / n:9.0f}", flush=True)
+          f"{1e9 * wall / n:9.0f} {1e9 * cpu / n:9.0f}{note}", flush=True)
 
 
 def main() -> None:
@@ -189,6 +206,7 @@ def run_size(n: int, args, client, spark) -> None:
                           ("  sort='spark'", {"sort": "spark"}),
                           (f"  {args.partitions} partitions (the session's)",
                            {"num_partitions": None})]:
+            py0 = spark_python_seconds()
             if isinstance(kw, dict):
                 call = {"num_partitions": parts, **kw}
                 wall, cpu, got = timed(
@@ -198,7 +216,8 @@ def run_size(n: int, args, client, spark) -> None:
             else:
                 wall, cpu, _ = timed(lambda kw=kw: spark_shuffle_alone(sdf, parts, kw),
                                      args.repeat)
-            row(label, n, wall, cpu, base)
+            py = (spark_python_seconds() - py0) / args.repeat
+            row(label, n, wall, cpu, base, f"  (Python tasks {py:.2f} cpu s a run)")
         sdf.unpersist()
 
 

@@ -232,11 +232,12 @@ def evaluate(
         where a partition would not fit in a Python worker's memory under ``sort="task"``.
     sort : {"task", "spark"}, default="task"
         Where each partition's rows are put in order. ``"task"``: in the Python task, which
-        then holds its whole partition in memory (about 80 bytes a row at its peak with
-        three columns: the Arrow batches, their NumPy copy and the sort; measured): choose ``num_partitions`` so that a
-        partition fits in a Python worker. ``"spark"``: by Spark's ``sortWithinPartitions``,
-        which spills to disk where it must, the task then holding about 200,000 rows at a
-        time plus the longest query; it costs more (see the scaling guide).
+        then holds its whole partition in memory (measured with three columns: about 80
+        bytes a row at the peak, for the Arrow batches, their NumPy copy and the sort), so
+        choose ``num_partitions`` for a partition to fit in a Python worker. ``"spark"``:
+        by Spark's ``sortWithinPartitions``, which spills to disk where it must, the task
+        then holding about 200,000 rows at a time plus the longest query; it costs more
+        CPU time (see the scaling guide).
     {conventions}
 
     Raises
