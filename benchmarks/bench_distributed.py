@@ -18,8 +18,8 @@ partition per core (``num_partitions``, ``--spark-partitions``) and then: its sh
 (the same columns repartitioned the same way and written to Spark's ``noop`` sink), that
 shuffle with the transfer of the rows to Python (a ``mapInArrow`` that reads them and returns
 nothing), the evaluation with Spark's sort (``sort="spark"``) and with the session's default
-shuffle partitions (``--partitions``), after one untimed evaluation (the JVM compiles its
-code over the first runs). A Spark line ends with the CPU seconds of Spark's Python workers,
+shuffle partitions (``--partitions``), after two untimed rounds of the evaluation and of the
+shuffle with the transfer (the JVM compiles its code over the first few runs). A Spark line ends with the CPU seconds of Spark's Python workers,
 the mean over its runs: what skrank's tasks take, the rest being Spark's JVM.
 
 Times are the best of ``--repeat`` runs: wall seconds and CPU seconds of every process
@@ -196,9 +196,11 @@ def run_size(n: int, args, client, spark) -> None:
             sdf = spark.createDataFrame(frame).cache()
         sdf.count()
         parts = args.spark_partitions
-        # untimed: the JVM compiles its code over the first runs, which would count against
-        # the first line alone
-        skrank.spark.evaluate(sdf, metrics=METRICS, num_partitions=parts)
+        # untimed: the JVM compiles its code over the first few runs (measured: the first
+        # two cost up to twice the later ones), which would count against the first lines
+        for _ in range(2):
+            skrank.spark.evaluate(sdf, metrics=METRICS, num_partitions=parts)
+            spark_shuffle_alone(sdf, parts, "transfer")
         # the cached rows are read in the order of the pandas frame: the same result
         for label, kw in [(f"skrank.spark, local[2], {parts} parts", {}),
                           ("  its shuffle alone (the floor)", None),
