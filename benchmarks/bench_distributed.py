@@ -13,14 +13,15 @@ For Dask, two further lines time the parts of its call that are not evaluation: 
 reduction (the partitions' lengths and the ranges of the query ids and labels, from which it
 packs each row's position, query id and label into one int64) and its shuffle alone (the
 packed frame, key and score, shuffled the same way, and nothing else): the floor of any
-evaluation built on that shuffle. Spark is timed with one shuffle
-partition per core (``num_partitions``, ``--spark-partitions``) and then: its shuffle alone
-(the same columns repartitioned the same way and written to Spark's ``noop`` sink), that
-shuffle with the transfer of the rows to Python (a ``mapInArrow`` that reads them and returns
-nothing), the evaluation with Spark's sort (``sort="spark"``) and with the session's default
-shuffle partitions (``--partitions``), after two untimed rounds of the evaluation and of the
-shuffle with the transfer (the JVM compiles its code over the first few runs). A Spark line ends with the CPU seconds of Spark's Python workers,
-the mean over its runs: what skrank's tasks take, the rest being Spark's JVM.
+evaluation built on that shuffle. Spark is timed with one shuffle partition per core
+(``num_partitions``, ``--spark-partitions``) and then: its shuffle alone (the same columns
+repartitioned the same way and written to Spark's ``noop`` sink), that shuffle with the
+transfer of the rows to Python (a ``mapInArrow`` that reads them and returns nothing), the
+evaluation with Spark's sort (``sort="spark"``) and with the session's default shuffle
+partitions (``--partitions``), after two untimed rounds of the evaluation and of the shuffle
+with the transfer (the JVM compiles its code over the first few runs). A Spark line ends
+with the CPU seconds of Spark's Python workers, the mean over its runs: what skrank's tasks
+take, the rest being Spark's JVM.
 
 Times are the best of ``--repeat`` runs: wall seconds and CPU seconds of every process
 involved (this one, the Dask workers, Spark's JVM and its Python workers; the machine may be
