@@ -178,3 +178,36 @@ def test_empty_partitions_and_bad_rows_are_placed(qid_kind):
         got = skrank.dask.evaluate(ddf, metrics=["ndcg@5", "rr"])
     assert_same_result(got, skrank.evaluate(frame.y_true, frame.y_score, frame.qid,
                                             metrics=["ndcg@5", "rr"]))
+
+
+class _Drifting:
+    """A partition function whose rows change after the first ``calls`` calls (a model that
+    scores, a source that moves): the layout's reduction sees the first rows, the shuffle the
+    others."""
+
+    def __init__(self, calls, change):
+        self.calls, self.change = calls, change
+
+    def __call__(self, pdf):
+        self.calls -= 1
+        return pdf if self.calls >= 0 else self.change(pdf)
+
+
+@pytest.mark.parametrize("change, what", [
+    (lambda p: pd.concat([p, p.iloc[:1]]), r"\(\d+ rows then, \d+ now\)"),
+    (lambda p: p.assign(y_true=p.y_true + 9), r"\(y_true from 0 to 3 then, from 9 to 12 now\)"),
+    (lambda p: p.assign(qid=p.qid - 1000), r"\(qid from \d+ to \d+ then, from -\d+ to -\d+ "
+                                           r"now\)"),
+])
+def test_rows_that_change_between_the_two_passes_are_refused(change, what):
+    # packed with the ranges of other rows, a key would mix its fields: refused instead
+    frame = random_frame(13, n_queries=30, max_size=8, weights=False)[["qid", "y_true",
+                                                                        "y_score"]]
+    ddf = dd.from_pandas(frame, npartitions=3, sort=False)
+    drifting = ddf.map_partitions(_Drifting(3, change), meta=ddf._meta)
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(skrank.InputError, match=r"'ddf' parameter of skrank.dask.evaluate "
+                           r"must be a DataFrame that gives the same rows each time it is "
+                           r"computed .*Got other rows in input partition \d the second time "
+                           + what + r" instead\.$"):
+            skrank.dask.evaluate(drifting, metrics=["ndcg@5"])

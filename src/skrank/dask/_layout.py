@@ -10,8 +10,9 @@ label minus the smallest; the score travels as it is, and the shuffle hashes the
 without carrying them (``shuffle(on=<a Series>)``). Half the bytes move.
 
 The ranges come from one reduction over the input before the shuffle (each partition's length
-and the smallest and largest query id and label): the rows are then read twice, so persist a
-``ddf`` that is costly to compute. A field is packed only when its dtype is a NumPy integer
+and the smallest and largest query id and label): the query ids and labels are then computed
+twice, so persist a ``ddf`` that is costly to compute (a partition that gives other rows the
+second time is refused, not packed wrong). A field is packed only when its dtype is a NumPy integer
 (or bool, for labels) and the bits of all fields fit in 63; otherwise it travels as a column.
 With nothing to pack there is no reduction, and the position is the partition's number above
 :data:`ROW_BITS` bits and the row below them.
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import input_error
+from ..exceptions import InputError
 from ..metrics._groups import group_rows
 
 __all__ = ["ROW_BITS", "Field", "Layout", "hash_column", "layout_of", "pack", "plan_layout",
@@ -182,15 +185,37 @@ def pack(pdf, layout: Layout, partition_info=None):
     import pandas as pd
 
     number = partition_info["number"] if partition_info else 0
-    key = layout.position(number, pdf.shape[0])
+    n = pdf.shape[0]
+    checked = partition_info is not None  # not for Dask's meta (an empty frame)
+    if checked and layout.offsets is not None and \
+            n != layout.offsets[number + 1] - layout.offsets[number]:
+        raise _changed(number, f"{layout.offsets[number + 1] - layout.offsets[number]} rows "
+                               f"then, {n} now")
+    key = layout.position(number, n)
     if layout.pos_shift:
         key <<= np.int64(layout.pos_shift)
     for param, field in (("qid", layout.qid), ("y_true", layout.label)):
-        if field is not None and field.bits:
-            key |= field.take(pdf[layout.names[param]].to_numpy())  # the other bits are 0
+        if field is None:
+            continue
+        values = pdf[layout.names[param]].to_numpy()
+        if checked and n and (values.min() < field.lo or values.max() > field.hi):
+            raise _changed(number, f"{param} from {field.lo} to {field.hi} then, from "
+                                   f"{values.min()} to {values.max()} now")
+        if field.bits:  # (out of its range, a field would spill into the others)
+            key |= field.take(values)  # the key's other bits are 0 there
     cols = {layout.key: key}
     cols.update((c, pdf[c].to_numpy()) for c in layout.carried)
     return pd.DataFrame(cols, copy=False)
+
+
+def _changed(number: int, what: str) -> InputError:
+    """The error of a partition that is not the one the reduction saw (its rows, packed with
+    the reduction's ranges, would be wrong)."""
+    return input_error(
+        "ddf", "a DataFrame that gives the same rows each time it is computed (the layout's "
+        "reduction and the shuffle compute it twice; persist it: ddf.persist())",
+        f"other rows in input partition {number} the second time ({what})",
+        "skrank.dask.evaluate")
 
 
 def hash_column(pdf, name: str):
