@@ -194,8 +194,11 @@ def run_size(n: int, args, client, spark) -> None:
     if spark is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            sdf = spark.createDataFrame(frame).cache()
+            # pyspark cuts a pandas frame into one partition per Arrow batch (1,000 at 10M
+            # rows); coalesce joins neighbours, keeping the rows' order, into --partitions
+            sdf = spark.createDataFrame(frame).coalesce(args.partitions).cache()
         sdf.count()
+        assert sdf.rdd.getNumPartitions() == args.partitions
         parts = args.spark_partitions
         # untimed: the JVM compiles its code over the first few runs (measured: the first
         # two cost up to twice the later ones), which would count against the first lines
