@@ -110,8 +110,9 @@ def evaluate(
     kernels, and only the per-query values (one row per query) come back. Where the query ids
     and the labels are integers of small enough ranges, each row's position, query id and
     label travel packed into one int64 (half the bytes of the shuffle); the ranges come from
-    one reduction over ``ddf`` first, so its rows are then read twice: persist a ``ddf`` that
-    is costly to compute. The result is the one :func:`skrank.evaluate` gives on the collected rows
+    one reduction over ``ddf`` first, so its query ids and labels are computed twice: persist
+    a ``ddf`` that is costly to compute (one that gives other rows the second time is
+    refused). The result is the one :func:`skrank.evaluate` gives on the collected rows
     (``ddf.compute()``): the same per-query values bit for bit, the queries in the same order
     (first appearance in the input), the same means (the driver sums the per-query values in
     that order, as ``evaluate`` does, so the number of partitions cannot change a digit), the
