@@ -131,7 +131,8 @@ def evaluate(
     ------
     InputError
         As :func:`skrank.evaluate` raises on the rows (a row named by its partition and its
-        row in the input), and when a query's rows reach two partitions.
+        row in the input), when a query's rows reach two partitions, and when a partition of
+        ``ddf`` gives the shuffle other rows than it gave the layout's reduction.
 
     Examples
     --------
