@@ -10,13 +10,14 @@ from .._validation import param_error
 from ..conventions import Conventions
 from ..metrics._pieces import (
     ERROR,
+    FIRST,
     Plan,
+    assemble,
     check_frame_params,
     evaluate_piece,
     fill_parameters_doc,
     gather,
     make_plan,
-    piece_columns,
 )
 from ..metrics._result import EvaluationResult
 from ..metrics._spec import Metric
@@ -37,26 +38,15 @@ def _import_dask():
     return dd
 
 
-def _meta(plan: Plan, qid_dtype):
-    import pandas as pd
-
-    kinds = {"int": np.int64, "float": np.float64, "str": object}
-    cols = {"qid": pd.Series([], dtype=qid_dtype)}
-    for name, kind in piece_columns(plan):
-        cols[name] = pd.Series([], dtype=kinds[kind])
-    return pd.DataFrame(cols)
-
-
-def _evaluate_partition(pdf, plan: Plan, layout: Layout, meta):
-    """One partition's per-query table (queries whole: the partition holds all their rows).
+def _evaluate_partition(pdf, plan: Plan, layout: Layout) -> dict[str, np.ndarray]:
+    """One partition's per-query table (queries whole: the partition holds all their rows),
+    as NumPy arrays (:func:`evaluate_piece`'s columns; none for an empty partition).
 
     The rows are unpacked and gathered query by query, each query's rows in input order
     (:func:`unpack`), and evaluated; where the rows hold an error, they are evaluated again in
     input order, so that the error named is the one ``evaluate`` raises on them."""
-    import pandas as pd
-
     if pdf.shape[0] == 0:
-        return meta
+        return {}
     for by_query in (True, False):
         first, col = unpack(pdf, layout, by_query=by_query)
         out = evaluate_piece(plan, col["qid"], first, col["y_true"], col["y_score"],
@@ -64,13 +54,18 @@ def _evaluate_partition(pdf, plan: Plan, layout: Layout, meta):
                              retrieved=col["retrieved"], locate=layout.locate)
         if ERROR not in out:
             break
-    n_q = out["qid"].shape[0]
-    frame = {"qid": pd.Series(out.pop("qid"), dtype=meta["qid"].dtype)}
-    for name in meta.columns[1:]:
-        kind = meta[name].dtype
-        default = None if kind.kind == "O" else (0 if kind.kind == "i" else np.nan)
-        frame[name] = pd.Series(out.get(name, np.full(n_q, default, dtype=kind)), dtype=kind)
-    return pd.DataFrame(frame)
+    return {name: np.asarray(values) for name, values in out.items()}
+
+
+def _joined(tables: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The partitions' tables as one (the tables of errors only, where there are any: the
+    driver raises the first of them)."""
+    tables = [t for t in tables if t]
+    if any(ERROR in t for t in tables):
+        tables = [t for t in tables if ERROR in t]
+    if not tables:  # no rows: assemble raises the error of an empty input
+        return {FIRST: np.zeros(0, dtype=np.int64)}
+    return {name: np.concatenate([t[name] for t in tables]) for name in tables[0]}
 
 
 def evaluate(
@@ -219,18 +214,25 @@ def _shuffled(rows, layout: Layout, npartitions: int | None):
                          shuffle_method=_shuffle_method(rows.npartitions, n_out))
 
 
-def _per_query(rows, plan: Plan, layout: Layout, npartitions, *, shuffle: bool):
-    """The lazy per-query table: the rows shuffled (``shuffle=False``: only packed, the
-    tests' way of showing that split queries are refused), each partition evaluated."""
+def _per_query(rows, plan: Plan, layout: Layout, npartitions, *, shuffle: bool) -> list:
+    """The lazy per-query tables, one ``Delayed`` a partition: the rows shuffled
+    (``shuffle=False``: only packed, the tests' way of showing that split queries are
+    refused), each partition evaluated into NumPy arrays (no pandas frame to build, and each
+    table comes to the driver as it is, not concatenated on a worker first)."""
+    import dask
+
     keyed = _shuffled(rows, layout, npartitions if shuffle else 0)
-    meta = _meta(plan, rows._meta[layout.names["qid"]].dtype)
-    return keyed.map_partitions(_evaluate_partition, plan, layout, meta, meta=meta)
+    task = dask.delayed(_evaluate_partition, pure=True)
+    return [task(part, plan, layout) for part in keyed.to_delayed()]
 
 
 def _run(rows, plan: Plan, layout: Layout, npartitions, *, shuffle: bool) -> EvaluationResult:
     """Shuffle, evaluate the partitions, gather and assemble."""
-    table = _per_query(rows, plan, layout, npartitions, shuffle=shuffle).compute()
-    return gather(plan, {c: table[c].to_numpy() for c in table.columns})
+    import dask
+
+    tables = dask.compute(*_per_query(rows, plan, layout, npartitions, shuffle=shuffle))
+    table = _joined(tables)
+    return gather(plan, table) if ERROR in table else assemble(plan, table)
 
 
 fill_parameters_doc(evaluate)
