@@ -118,40 +118,43 @@ def _key_name(columns) -> str:
     return name
 
 
-def _ranges(pdf, fields: tuple[str, ...]):
+def _ranges(pdf, fields: tuple[str, ...]) -> dict[str, int]:
     """One partition's length and each field's smallest and largest value (0 when empty)."""
-    import pandas as pd
-
-    out = {"n": [pdf.shape[0]]}
+    out = {"n": int(pdf.shape[0])}
     for name in fields:
         v = pdf[name].to_numpy()
         empty = v.shape[0] == 0
-        out[f"lo_{name}"] = [0 if empty else int(v.min())]
-        out[f"hi_{name}"] = [0 if empty else int(v.max())]
-    return pd.DataFrame(out, dtype=np.int64)
+        out[f"lo_{name}"] = 0 if empty else int(v.min())
+        out[f"hi_{name}"] = 0 if empty else int(v.max())
+    return out
 
 
 def plan_layout(rows, names: dict[str, str | None]) -> Layout:
     """The layout of ``rows`` (the columns named in ``names``, a Dask DataFrame): the
     reduction of their ranges, where a field may be packed, then :func:`layout_of`."""
+    import dask
+
     dtypes = rows._meta.dtypes
     fields = tuple(dict.fromkeys(
         names[p] for p in ("qid", "y_true") if _packable(dtypes[names[p]],
                                                          labels=p == "y_true")))
     if not fields:
         return layout_of(names, list(rows.columns), dtypes, None)
-    meta = _ranges(rows._meta[list(fields)], fields)
-    stats = rows[list(fields)].map_partitions(_ranges, fields, meta=meta).compute()
+    # one small dict a partition, straight to the driver (no frames to build and concatenate)
+    task = dask.delayed(_ranges, pure=True)
+    found = dask.compute(*[task(part, fields) for part in rows[list(fields)].to_delayed()])
+    stats = {name: np.array([f[name] for f in found], dtype=np.int64) for name in found[0]}
     return layout_of(names, list(rows.columns), dtypes, stats)
 
 
 def layout_of(names: dict[str, str | None], columns: list[str], dtypes, stats) -> Layout:
-    """The layout given the partitions' ranges (``stats``: one row per input partition, as
-    :func:`_ranges` gives them, or None): the label packed where it fits, then the query id."""
+    """The layout given the partitions' ranges (``stats``: :func:`_ranges`'s entries, each an
+    array of one value per input partition, or None): the label packed where it fits, then
+    the query id."""
     key = _key_name(columns)
     if stats is None:
         return Layout(key, names, tuple(columns), None, None, 0, None)
-    sizes = stats["n"].to_numpy()
+    sizes = stats["n"]
     offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     used = max(int(offsets[-1]) - 1, 0).bit_length()  # the positions' bits
@@ -161,8 +164,8 @@ def layout_of(names: dict[str, str | None], columns: list[str], dtypes, stats) -
         name = names[param]
         if f"lo_{name}" not in stats:
             continue
-        lo = int(stats[f"lo_{name}"].to_numpy()[nonempty].min(initial=0))
-        hi = int(stats[f"hi_{name}"].to_numpy()[nonempty].max(initial=0))
+        lo = int(stats[f"lo_{name}"][nonempty].min(initial=0))
+        hi = int(stats[f"hi_{name}"][nonempty].max(initial=0))
         bits = (hi - lo).bit_length()
         if used + bits <= _KEY_BITS:
             packed[param] = (lo, hi, bits)
