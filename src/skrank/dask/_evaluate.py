@@ -22,6 +22,7 @@ from ..metrics._pieces import (
 from ..metrics._result import EvaluationResult
 from ..metrics._spec import Metric
 from ._layout import Layout, hash_column, pack, plan_layout, unpack
+from ._tasks import per_partition
 
 __all__ = ["evaluate"]
 
@@ -219,11 +220,9 @@ def _per_query(rows, plan: Plan, layout: Layout, npartitions, *, shuffle: bool) 
     (``shuffle=False``: only packed, the tests' way of showing that split queries are
     refused), each partition evaluated into NumPy arrays (no pandas frame to build, and each
     table comes to the driver as it is, not concatenated on a worker first)."""
-    import dask
-
     keyed = _shuffled(rows, layout, npartitions if shuffle else 0)
-    task = dask.delayed(_evaluate_partition, pure=True)
-    return [task(part, plan, layout) for part in keyed.to_delayed()]
+    return per_partition(keyed, _evaluate_partition, "skrank-evaluate", plan=plan,
+                         layout=layout)
 
 
 def _run(rows, plan: Plan, layout: Layout, npartitions, *, shuffle: bool) -> EvaluationResult:

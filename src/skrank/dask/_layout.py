@@ -28,6 +28,7 @@ from .._validation import input_error
 from ..exceptions import InputError
 from ..metrics._groups import group_rows
 from ..metrics._kernels._arrays import group_by_table
+from ._tasks import per_partition
 
 __all__ = ["ROW_BITS", "Field", "Layout", "hash_column", "layout_of", "pack", "plan_layout",
            "unpack"]
@@ -141,8 +142,8 @@ def plan_layout(rows, names: dict[str, str | None]) -> Layout:
     if not fields:
         return layout_of(names, list(rows.columns), dtypes, None)
     # one small dict a partition, straight to the driver (no frames to build and concatenate)
-    task = dask.delayed(_ranges, pure=True)
-    found = dask.compute(*[task(part, fields) for part in rows[list(fields)].to_delayed()])
+    found = dask.compute(*per_partition(rows[list(fields)], _ranges, "skrank-ranges",
+                                        fields=fields))
     stats = {name: np.array([f[name] for f in found], dtype=np.int64) for name in found[0]}
     return layout_of(names, list(rows.columns), dtypes, stats)
 
