@@ -62,15 +62,20 @@ class Field:
             v <<= np.int64(self.shift)
         return v
 
-    def bits_of(self, key: np.ndarray) -> np.ndarray:
-        """The field's bits of the keys, as int64 (a new array)."""
-        v = key >> np.int64(self.shift) if self.shift else key.copy()
+    def bits_of(self, key: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The field's bits of the keys, as int64: a new array, or ``out`` (an int64 array
+        of the keys' length, free to be overwritten)."""
+        if out is None:
+            v = key >> np.int64(self.shift) if self.shift else key.copy()
+        else:
+            v = np.right_shift(key, np.int64(self.shift), out=out)
         v &= np.int64((1 << self.bits) - 1)
         return v
 
-    def give(self, key: np.ndarray) -> np.ndarray:
-        """The column, as it was, from the keys."""
-        v = self.bits_of(key)
+    def give(self, key: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The column, as it was, from the keys (in ``out`` where given and the column is
+        int64: see :meth:`bits_of`)."""
+        v = self.bits_of(key, out)
         if self.lo:
             v += np.int64(self.lo)
         return v.astype(self.dtype, copy=False)
@@ -232,19 +237,20 @@ def hash_column(pdf, name: str):
 
 
 def _by_query(pdf, layout: Layout, key: np.ndarray, order: np.ndarray | None
-              ) -> np.ndarray | None:
+              ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The rows (of ``key``, in input order) query by query, each query's rows in that
-    order; None where they already are."""
+    order (None where they already are), and an int64 array of the rows' length that is
+    free to be reused (or None)."""
     if layout.qid is None:
         ids = pdf[layout.names["qid"]].to_numpy()
-        return group_rows(key.shape[0], ids if order is None else ids[order]).order
+        return group_rows(key.shape[0], ids if order is None else ids[order]).order, None
     ids = layout.qid.bits_of(key)  # the query field of the keys: 0 to span - 1
     span = layout.qid.hi - layout.qid.lo + 1
     if span > ids.shape[0] + 1024:  # a table larger than the rows: group_rows decides
-        return group_rows(key.shape[0], ids).order
+        return group_rows(key.shape[0], ids).order, ids
     # the shuffled rows of a query are seldom adjacent: straight to the counting sort over
     # a table of the field's span (group_rows first looks for runs: thrice the time here)
-    return group_by_table(ids, np.int64(0), span)[2]
+    return group_by_table(ids, np.int64(0), span)[2], ids
 
 
 def unpack(pdf, layout: Layout, *, by_query: bool = False
@@ -261,21 +267,28 @@ def unpack(pdf, layout: Layout, *, by_query: bool = False
     if (key[1:] < key[:-1]).any():
         order = np.argsort(key, kind="stable")
         key = key[order]
+    spare: list[np.ndarray] = []  # int64 arrays of the rows' length, free to be reused
     if by_query:
-        rows = _by_query(pdf, layout, key, order)
+        rows, free = _by_query(pdf, layout, key, order)
+        spare += [free] if free is not None else []
         if rows is not None:
             key = key[rows]
             order = rows if order is None else order[rows]
+    fields = {"qid": layout.qid, "y_true": layout.label}
     cols: dict[str, np.ndarray | None] = {}
     for param, name in layout.names.items():
-        field = {"qid": layout.qid, "y_true": layout.label}.get(param)
+        if fields.get(param) is None:
+            values = None if name is None else pdf[name].to_numpy()
+            cols[param] = values if values is None or order is None else values[order]
+    if order is not None:  # an array made here (a sort or a grouping), no longer needed
+        spare.append(order)
+    # the fields last, in the spare arrays: in a Dask worker each fresh array of the rows'
+    # length costs its pages' faults (Dask sets MALLOC_TRIM_THRESHOLD_: memory goes back
+    # to the system), as much again as the pass that fills it
+    for param, field in fields.items():
         if field is not None:
-            cols[param] = field.give(key)
-        elif name is None:
-            cols[param] = None
-        else:
-            values = pdf[name].to_numpy()
-            cols[param] = values if order is None else values[order]
+            cols[param] = field.give(key, spare.pop() if spare else None)
+    cols = {param: cols[param] for param in layout.names}  # the parameters' order
     if not layout.pos_shift:
         return key, cols
     if order is None:  # the partition's own keys: not to be changed
