@@ -156,17 +156,3 @@ def test_eval_without_comparison_imports_no_scipy_stats_nor_matplotlib():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
-
-
-@pytest.mark.parametrize("sizes", [[1], [5], [3000], [2, 1500], [1, 1, 9000], [700, 1, 1030],
-                                   [10000, 2]])
-def test_the_last_topic_starts_where_the_oracle_says(sizes):
-    # the look back from the end grows 1024, 8192, ... rows: last topics shorter and longer
-    # than each step, and a block that is one topic
-    import pyarrow as pa
-
-    from skrank.cli._trec import _last_topic_start
-
-    qid = [str(t % 2) for t, n in enumerate(sizes) for _ in range(n)]
-    column = pa.chunked_array([qid[: len(qid) // 2], qid[len(qid) // 2:]], type=pa.string())
-    assert _last_topic_start(column) == len(qid) - sizes[-1]

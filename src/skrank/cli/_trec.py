@@ -23,14 +23,6 @@ from ._common import (
 )
 
 
-class _Interleaved(Exception):
-    """A topic of a run comes back after other topics: the file cannot be read in batches."""
-
-    def __init__(self, topic: str, line: int) -> None:
-        super().__init__(topic)
-        self.topic, self.line = topic, line
-
-
 @dataclass
 class _RunState:
     """Counts over one run file, read whole or in batches."""
@@ -41,117 +33,42 @@ class _RunState:
     batches: int = 0
 
 
-def _slice_run(rows: Any, start: int, stop: int) -> Any:
-    from ..io._trec import LineMap, RunBlock
+def _topic_batches(path: str, state: _RunState, chunk_bytes: int) -> Any:
+    """``(rows, None, None)`` for each batch of whole topics of a run whose topics come in
+    contiguous blocks; raises :class:`~skrank.io._runfile.Interleaved` when a topic comes
+    back after another one."""
+    from ..io._runfile import iter_topic_batches
 
-    lines = LineMap()
-    lines.extend(rows.lines, start, stop)
-    return RunBlock(rows.qid.slice(start, stop - start), rows.doc.slice(start, stop - start),
-                    rows.score[start:stop], lines, rows.tag)
-
-
-def _topic_batches(path: str, state: _RunState, chunk_bytes: int | None) -> Any:
-    """Batches of whole topics of a run whose topics come in contiguous blocks; raises
-    :class:`_Interleaved` when a topic comes back after another one."""
-    import pyarrow.compute as pc
-
-    from ..io._trec import concat_run_blocks, encode, iter_run_blocks
-
-    kwargs = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
-    pending = None
-
-    def check(batch: Any) -> None:
-        batch.codes = encode(batch.qid)  # once: the join takes them
-        topics = batch.codes[1].to_pylist()
-        again = state.topics.intersection(topics)
-        if again:
-            topic = min(again)
-            row = int(np.flatnonzero(pc.equal(batch.qid, topic).to_numpy(
-                zero_copy_only=False))[0])
-            raise _Interleaved(topic, batch.lines(row))
-        state.topics.update(topics)
+    for batch in iter_topic_batches(path, chunk_bytes, state.topics, state):
         state.batches += 1
-
-    for block in iter_run_blocks(path, **kwargs):
-        state.n_rows += len(block)
-        state.tag = block.tag
-        rows = block if pending is None else concat_run_blocks([pending, block])
-        del block
-        cut = _last_topic_start(rows.qid)  # the last topic may go on in the next block
-        pending = _slice_run(rows, cut, len(rows))
-        if cut:
-            head = _slice_run(rows, 0, cut)
-            del rows
-            check(head)
-            yield head
-    if pending is not None and len(pending):
-        check(pending)
-        yield pending
-
-
-def _last_topic_start(qid: Any) -> int:
-    """The first row of the last run of equal topics, looking back from the end in steps
-    that grow (the last topic is short next to a block)."""
-    import pyarrow.compute as pc
-
-    n = len(qid)
-    last = qid[n - 1]
-    size = 1024
-    while True:
-        start = max(n - size, 0)
-        other = np.flatnonzero(pc.not_equal(qid.slice(start), last).to_numpy(
-            zero_copy_only=False))
-        if other.size:
-            return start + int(other[-1]) + 1
-        if not start:
-            return 0
-        size *= 8
-
-
-class _TakenLines:
-    """File lines of rows taken from a run: row ``i`` is row ``rows[i]`` of the run."""
-
-    def __init__(self, lines: Any, rows: np.ndarray) -> None:
-        self.lines, self.rows = lines, rows
-
-    def __call__(self, row: int) -> int:
-        return self.lines(int(self.rows[row]))
+        yield batch, None, None
 
 
 def _whole_run(path: str, state: _RunState, batch_rows: int | None) -> Any:
-    """A run read whole; evaluated in batches of about ``batch_rows`` rows of whole topics
-    (the rows of each topic in file order), or in one when ``batch_rows`` is None."""
-    import pyarrow as pa
+    """A run read whole: ``(rows, (order, bounds), topics)`` for batches of about
+    ``batch_rows`` rows of whole topics (the rows of each topic in file order), or one batch
+    when ``batch_rows`` is None."""
+    from ..io._runfile import read_run_whole
 
-    from ..io._trec import RunBlock, concat_run_blocks, encode, iter_run_blocks
-
-    blocks = list(iter_run_blocks(path))
-    run = concat_run_blocks(blocks)
-    del blocks
-    state.n_rows, state.tag, state.batches = len(run), run.tag, 1
-    if not len(run):
-        yield run
-        return
-    codes, topics = encode(run.qid)
-    state.topics = set(topics.to_pylist())
-    if batch_rows is None or len(run) <= batch_rows:
-        yield run
-        return
-    # the qid strings give way to their codes; each topic's rows in file order
-    codes = codes.astype(np.uint16 if len(topics) <= 1 << 16 else np.int64)
-    doc, score, lines, tag = run.doc, run.score, run.lines, run.tag
-    del run
-    order = np.argsort(codes, kind="stable")  # a radix sort for 16-bit codes
-    ends = np.cumsum(np.bincount(codes, minlength=len(topics)))
-    targets = np.arange(batch_rows, int(ends[-1]), batch_rows)
-    cuts = np.unique(np.searchsorted(ends, targets) + 1)
-    bounds = np.r_[0, cuts[cuts < len(topics)], len(topics)]
-    for a, b in itertools.pairwise(bounds.tolist()):
-        rows = order[(ends[a - 1] if a else 0): ends[b - 1]]
-        # the batch holds topics a..b-1 (the order sorts by code): codes from 0 for the join
-        local = (codes[rows].astype(np.int64) - a, topics.slice(a, b - a))
-        yield RunBlock(None, doc.take(pa.array(rows, type=pa.int64())), score[rows],
-                       _TakenLines(lines, rows), tag, local)
+    rows, state.tag, state.n_rows = read_run_whole(path)
+    state.batches = 1
+    try:
+        state.topics = set(rows.topics)
+        if not len(rows):
+            return
+        order, bounds = rows.grouped()
+        n_topics = len(rows.topics)
+        if batch_rows is None or len(rows) <= batch_rows:
+            yield rows, (order, bounds), None
+            return
+        ends = bounds[1:]
+        targets = np.arange(batch_rows, int(ends[-1]), batch_rows)
+        cuts = np.unique(np.searchsorted(ends, targets) + 1)
+        edges = np.r_[0, cuts[cuts < n_topics], n_topics]
+        for a, b in itertools.pairwise(edges.tolist()):
+            yield rows, (order, bounds), np.arange(a, b, dtype=np.int64)
+    finally:
+        del rows
 
 
 @dataclass
@@ -163,18 +80,17 @@ class _RunResult:
     n_negative: int
     candidates: tuple[np.ndarray, np.ndarray]
     kwargs: dict[str, Any] | None
-    interleaved: _Interleaved | None = None
+    interleaved: Any = None
 
 
-def _evaluate_run(path: str, index: Any, args: argparse.Namespace, plan: _Plan,
+def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
                   qrels_only: str, progress: _Progress) -> _RunResult:
     """Read a run (in batches of whole topics when it can), join it with the qrels and
     evaluate it; per-query results only are kept (and the rows, for figures)."""
-    from ..io._align import join
-    from ..io._trec import LineMap, RunBlock, import_pyarrow
+    from ..io._runfile import Interleaved, join_batch
     from ..metrics._evaluate import evaluate
 
-    pa, _, _ = import_pyarrow("skrank eval")
+    float32 = _float32_scores(plan.conv)
     stream = not (plan.keep_rows or plan.tie_bounds) and os.path.isfile(path)
     interleaved = None
     while True:
@@ -182,17 +98,18 @@ def _evaluate_run(path: str, index: Any, args: argparse.Namespace, plan: _Plan,
         parts: list[tuple[np.ndarray, Any]] = []
         candidates: list[tuple[np.ndarray, np.ndarray]] = []
         run_only: list[np.ndarray] = []
-        seen = np.zeros(index.n_topics, dtype=bool)
+        seen = np.zeros(qrels.n_topics, dtype=bool)
         n_negative = 0
         kwargs = None
         batches = (_topic_batches(path, state, _CHUNK_BYTES) if stream else
                    _whole_run(path, state, None if plan.keep_rows or plan.tie_bounds
                               else _CHUNK_BYTES // _LINE_BYTES))
         try:
-            for batch in batches:
-                joined = join(index, batch, run_source=path, run_only=args.run_only,
-                              max_docs=args.max_docs)
-                del batch
+            for rows, grouped, topics in batches:
+                joined = join_batch(qrels, rows, run_only=args.run_only,
+                                    max_docs=args.max_docs, float32=float32,
+                                    grouped=grouped, topics=topics)
+                del rows
                 seen[joined.judged] = True
                 run_only.append(joined.run_only)
                 n_negative += joined.n_negative
@@ -210,7 +127,7 @@ def _evaluate_run(path: str, index: Any, args: argparse.Namespace, plan: _Plan,
                         kwargs = {"y_true": joined.y_true, "y_score": joined.y_score,
                                   "qid": joined.topics[joined.code],
                                   "doc_id": joined.tiekey, "retrieved": joined.retrieved}
-        except _Interleaved as exc:
+        except Interleaved as exc:
             interleaved, stream = exc, False
             progress(f"{path}: topic {exc.topic!r} comes back on line {exc.line:,}; reading "
                      "the file whole")
@@ -220,21 +137,19 @@ def _evaluate_run(path: str, index: Any, args: argparse.Namespace, plan: _Plan,
         raise DataError(f"{path}: no results (the file is empty or only has comments).")
     run_only_qids = np.unique(np.concatenate(run_only)) if run_only else np.array([], str)
     missing = np.flatnonzero(~seen)
-    qrels_only_qids = index.topic_strings(missing)
+    qrels_only_qids = qrels.topic_strings(missing)
     if args.run_only == "error" and run_only_qids.size:
         raise DataError(
             f"{path}: {run_only_qids.size} queries of the run have no judgement in "
-            f"{index.source}: {listing(run_only_qids)} (run_only='error')."
+            f"{qrels.source}: {listing(run_only_qids)} (run_only='error')."
         )
     if qrels_only == "error" and qrels_only_qids.size:
         raise DataError(
-            f"{path}: {qrels_only_qids.size} judged queries of {index.source} have no "
+            f"{path}: {qrels_only_qids.size} judged queries of {qrels.source} have no "
             f"result in the run: {listing(qrels_only_qids)} (qrels_only='error')."
         )
     if qrels_only == "include" and missing.size:
-        empty = RunBlock(pa.chunked_array([], type=pa.string()),
-                         pa.chunked_array([], type=pa.string()), np.zeros(0), LineMap(), "")
-        joined = join(index, empty, run_source=path, extra_topics=missing)
+        joined = join_batch(qrels, None, extra_topics=missing)
         n_negative += joined.n_negative
         parts.append((joined.topics, evaluate(
             joined.y_true, joined.y_score, joined.code, doc_id=joined.tiekey,
@@ -248,11 +163,21 @@ def _evaluate_run(path: str, index: Any, args: argparse.Namespace, plan: _Plan,
                       "doc_id": np.concatenate([kwargs["doc_id"], joined.tiekey]),
                       "retrieved": np.concatenate([kwargs["retrieved"], joined.retrieved])}
     if not parts:
-        raise DataError(f"{path}: no topic of the run is judged in {index.source}.")
+        raise DataError(f"{path}: no topic of the run is judged in {qrels.source}.")
     cand_q = np.concatenate([t for t, _ in candidates])
     cand_n = np.concatenate([c for _, c in candidates])
     return _RunResult(_combine(parts), state, run_only_qids, qrels_only_qids, n_negative,
                       (cand_q, cand_n), kwargs, interleaved)
+
+
+def _float32_scores(conv: dict[str, Any]) -> bool:
+    """Whether the scores are ranked as float32 (trec_eval 9's order compares those)."""
+    from ..conventions import resolve_conventions
+
+    try:
+        return resolve_conventions(**conv).score_precision == "float32"
+    except SkrankError:  # pragma: no cover - the evaluation reports it
+        return False
 
 
 #: bytes of a run read per batch
@@ -318,8 +243,7 @@ def _check_labels(qrels: Any, conv: dict[str, Any], path: str) -> None:
 
 
 def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _Loaded:
-    from ..io._align import index_qrels
-    from ..io._trec import read_qrels_columns
+    from ..io._runfile import read_qrels_file
 
     if len(args.inputs) < 2:
         raise DataError("TREC input needs a qrels file and at least one run: QRELS RUN "
@@ -327,18 +251,16 @@ def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _L
     qrels_path = args.inputs[0]
     run_paths, names, base_name = _system_files(args.baseline, list(args.inputs[1:]))
     progress(f"reading {qrels_path}")
-    cols = read_qrels_columns(qrels_path)
-    _check_labels(cols, plan.conv, qrels_path)
-    index = index_qrels(cols.qid, cols.doc, cols.rel, qrels_path, cols.lines)
+    qrels = read_qrels_file(qrels_path)
+    _check_labels(qrels, plan.conv, qrels_path)
     qrels_only = args.qrels_only or ("include" if args.complete else "ignore")
     loaded = _Loaded("trec", [], base_name)
-    loaded.inputs.append(f"qrels {qrels_path}: {plural(index.n_topics, 'topic')}, "
-                         f"{plural(len(cols), 'judgement')}")
-    del cols
+    loaded.inputs.append(f"qrels {qrels_path}: {plural(qrels.n_topics, 'topic')}, "
+                         f"{plural(len(qrels), 'judgement')}")
     candidates = {}
     for name, path in zip(names, run_paths):
         progress(f"reading {path}")
-        ev = _evaluate_run(path, index, args, plan, qrels_only, progress)
+        ev = _evaluate_run(path, qrels, args, plan, qrels_only, progress)
         read = ""
         if ev.state.batches > 1:
             read = f", read in {ev.state.batches:,} batches of whole topics"

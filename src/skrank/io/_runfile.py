@@ -1,0 +1,460 @@
+"""TREC runs and qrels read by the compiled reader, and joined batch by batch.
+
+The path of ``skrank eval`` on TREC files: no pyarrow, no pandas. A qrels file is read whole
+into a :class:`QrelsFile` (its bytes, its rows and a table keyed by (topic, document)); a
+run is read in batches of whole topics while its topics come in contiguous blocks
+(:func:`iter_topic_batches`, raising :class:`Interleaved` when a topic comes back) or whole
+(:func:`read_run_whole`, then :meth:`RunRows.topic_batches`). :func:`join_batch` joins a
+batch with the qrels into the flat arrays :func:`skrank.evaluate` takes, in the layout of
+:class:`~skrank.io._align.Joined`.
+
+The parsing rules and the messages are those of the pyarrow readers of ``_trec.py``: every
+data error names the file and the line.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InputError
+from . import _runreader as R
+from ._arrow import open_binary
+from ._common import Source, source_name, where
+
+__all__ = ["Interleaved", "QrelsFile", "RunRows", "iter_topic_batches", "join_batch",
+           "read_qrels_file", "read_run_whole"]
+
+_BOM = b"\xef\xbb\xbf"
+_BLANKS = re.compile(rb"[ \t\v\f]+")
+_RUN_LAYOUT = ("at least 6", "qid Q0 docno rank score tag")
+_QRELS_LAYOUT = ("4", "qid iter docno rel")
+#: all the bits of the document hashes (tests keep fewer, to force collisions)
+_ALL_BITS = (1 << 64) - 1
+
+
+class Interleaved(Exception):
+    """A topic of a run comes back after other topics: the file cannot be read in batches."""
+
+    def __init__(self, topic: str, line: int) -> None:
+        super().__init__(topic)
+        self.topic, self.line = topic, line
+
+
+def _count_line_ends(data: bytes) -> int:
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+
+
+def _line_text(buf: Any, at: int) -> str:
+    """The line of ``buf`` starting at ``at``, its blanks made single spaces."""
+    end = at
+    size = len(buf)
+    while end < size and buf[end] not in (10, 13):
+        end += 1
+    fields = _BLANKS.split(bytes(buf[at:end]).strip(b" \t\v\f"))
+    return b" ".join(fields).decode("utf-8", "replace")
+
+
+def _parse_error(parsed: Any, buf: Any, name: str, first_line: int, qrels: bool) -> InputError:
+    """The message for the line the parser stopped at."""
+    head = where(name, first_line + parsed.bad_line - 1)
+    if parsed.bad == R.BAD_UTF8:
+        return InputError(f"{head}: the file is not valid UTF-8 text.")
+    text = _line_text(buf, parsed.bad_at)
+    fields = text.split(" ")
+    if parsed.bad == R.BAD_FIELDS:
+        expected, layout = _QRELS_LAYOUT if qrels else _RUN_LAYOUT
+        return InputError(f"{head}: malformed line; expected {expected} fields '{layout}', "
+                          f"got {len(fields)}: {text[:100]!r}.")
+    if qrels:
+        return InputError(f"{head}: the relevance label {fields[3]!r} is not an integer (of "
+                          "at most 18 digits).")
+    if parsed.bad == R.BAD_NAN:
+        return InputError(f"{head}: the score is NaN.")
+    if parsed.bad == R.BAD_INFINITE:
+        return InputError(f"{head}: the score {fields[4]!r} is not a finite number (skrank "
+                          "ranks by finite scores).")
+    return InputError(f"{head}: the score {fields[4]!r} is not a number.")
+
+
+def _parse(buf: Any, begin: int, end: int, name: str, first_line: int, qrels: bool,
+           hash_mask: int) -> Any:
+    parsed = R.parse(buf, begin, end, qrels, hash_mask)
+    if parsed.bad:
+        raise _parse_error(parsed, buf, name, first_line, qrels)
+    return parsed
+
+
+@dataclass
+class _Source:
+    """A file's bytes: a buffer and where its text begins (after a BOM)."""
+
+    buf: Any
+    begin: int
+    closer: Any = None
+
+    def close(self) -> None:
+        if self.closer is not None:
+            self.closer.close()
+
+
+def _read_all(source: Source) -> _Source:
+    """The whole decompressed content of ``source``: an mmap of a plain file, else bytes."""
+    name = source_name(source)
+    if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
+        with open(source, "rb") as fh:
+            head = fh.read(6)
+            if head and not head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")):
+                flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0)
+                mm = mmap.mmap(fh.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
+                return _Source(mm, 3 if head.startswith(_BOM) else 0, mm)
+    stream, owned = open_binary(source)
+    try:
+        data = _read_stream(stream, -1, name)
+    finally:
+        if owned:
+            stream.close()
+    return _Source(data, 3 if data.startswith(_BOM) else 0)
+
+
+def _read_stream(stream: Any, size: int, name: str) -> bytes:
+    import lzma
+
+    try:
+        return stream.read(size)
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        raise InputError(f"{name}: corrupt compressed data ({exc}).") from None
+
+
+# ------------------------------------------------------------------------------ qrels
+
+
+@dataclass
+class QrelsFile:
+    """A qrels file read for joining: its bytes, its rows, grouped by topic, and a table.
+
+    ``topics`` are the distinct topic ids sorted as strings (trec_eval's order); ``topic``
+    holds each row's index among them; the judgements of topic ``t`` are rows
+    ``order[bounds[t]:bounds[t + 1]]`` (in file order).
+    """
+
+    source: str
+    buf: Any
+    begin: int
+    topics: np.ndarray
+    code_of: dict[str, int]
+    topic: np.ndarray
+    dhash: np.ndarray
+    dstart: np.ndarray
+    dlen: np.ndarray
+    rel: np.ndarray
+    order: np.ndarray
+    bounds: np.ndarray
+    slots: np.ndarray
+    stamp: np.ndarray
+    hash_mask: int = _ALL_BITS
+    next_stamp: int = 0
+
+    def __len__(self) -> int:
+        return int(self.rel.shape[0])
+
+    @property
+    def n_topics(self) -> int:
+        return int(self.topics.shape[0])
+
+    def topic_strings(self, codes: np.ndarray) -> np.ndarray:
+        """Topic ids of the given topic codes, as a numpy str array."""
+        return self.topics[np.asarray(codes, dtype=np.int64)]
+
+    def lines(self, row: int) -> int:
+        """The file line of judgement ``row`` (counted: for error messages)."""
+        return 1 + _count_line_ends(bytes(self.buf[self.begin: int(self.dstart[row])]))
+
+    def doc(self, row: int) -> str:
+        start = int(self.dstart[row])
+        return bytes(self.buf[start: start + int(self.dlen[row])]).decode("utf-8")
+
+
+def _sorted_topics(names: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """The topic ids as sorted strings, and the rank of each (in first-appearance order)."""
+    strings = [t.decode("utf-8") for t in names]
+    ranks = np.empty(len(strings), dtype=np.int64)
+    ranks[sorted(range(len(strings)), key=strings.__getitem__)] = np.arange(len(strings))
+    return np.array(sorted(strings), dtype=str), ranks
+
+
+def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
+    """Read a qrels file (``qid iter docno rel``) for :func:`join_batch`.
+
+    Raises :class:`InputError` naming the file and line of a malformed line, a label that is
+    not an integer, or a document judged twice for a topic.
+    """
+    name = source_name(source)
+    src = _read_all(source)
+    buf = src.buf
+    parsed = _parse(buf, src.begin, len(buf), name, 1, True, hash_mask)
+    if not parsed.n_rows:
+        raise InputError(f"{name}: no judgements (the file is empty or only has comments).")
+    topics, ranks = _sorted_topics(parsed.topics)
+    topic = ranks.astype(np.int32)[parsed.qcode]
+    slots, a, b = R.qrels_table(buf, topic, parsed.dhash, parsed.dstart, parsed.dlen)
+    out = QrelsFile(
+        name, buf, src.begin, topics, {t: i for i, t in enumerate(topics.tolist())}, topic,
+        parsed.dhash, parsed.dstart, parsed.dlen, parsed.rel,
+        np.argsort(topic, kind="stable"),
+        np.r_[0, np.cumsum(np.bincount(topic, minlength=len(topics)))].astype(np.int64),
+        slots, np.full(parsed.n_rows, -1, dtype=np.int64), hash_mask,
+    )
+    if b >= 0:
+        raise InputError(
+            f"{where(name, out.lines(b))}: document {out.doc(b)!r} is judged twice for query "
+            f"{str(topics[topic[b]])!r} (first on line {out.lines(a)}); trec_eval refuses "
+            "duplicate judgements too."
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------ runs
+
+
+@dataclass
+class RunRows:
+    """Rows of a run read from ``buf`` (from ``begin``, line ``first_line``): topic codes
+    (into ``topics``, first appearance order), document hashes, offsets and lengths, scores.
+    """
+
+    source: str
+    buf: Any
+    begin: int
+    first_line: int
+    qcode: np.ndarray
+    dhash: np.ndarray
+    dstart: np.ndarray
+    dlen: np.ndarray
+    score: np.ndarray
+    topics: list[str]
+    closer: Any = None
+
+    def __len__(self) -> int:
+        return int(self.score.shape[0])
+
+    def lines(self, row: int) -> int:
+        """The file line of row ``row`` (counted: for error messages)."""
+        return self.first_line + _count_line_ends(
+            bytes(self.buf[self.begin: int(self.dstart[row])]))
+
+    def doc(self, row: int) -> str:
+        start = int(self.dstart[row])
+        return bytes(self.buf[start: start + int(self.dlen[row])]).decode("utf-8")
+
+    def grouped(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(order, bounds)``: the rows of topic ``t`` are ``order[bounds[t]:bounds[t +
+        1]]``, in file order."""
+        counts = np.bincount(self.qcode, minlength=len(self.topics))
+        if bool(np.all(self.qcode[1:] >= self.qcode[:-1])):  # topics in blocks: no sort
+            order = np.arange(len(self), dtype=np.int64)
+        else:
+            order = np.argsort(self.qcode, kind="stable")
+        return order, np.r_[0, np.cumsum(counts)].astype(np.int64)
+
+    def close(self) -> None:
+        if self.closer is not None:
+            self.closer.close()
+
+
+def _rows(name: str, buf: Any, begin: int, first_line: int, parsed: Any, stop: int,
+          closer: Any = None) -> RunRows:
+    codes = parsed.qcode[:stop]
+    n_topics = int(codes.max()) + 1 if stop else 0
+    return RunRows(name, buf, begin, first_line, codes, parsed.dhash[:stop],
+                   parsed.dstart[:stop], parsed.dlen[:stop], parsed.score[:stop],
+                   [t.decode("utf-8") for t in parsed.topics[:n_topics]], closer)
+
+
+def read_run_whole(source: Source, *, hash_mask: int = _ALL_BITS) -> tuple[RunRows, str, int]:
+    """Read a whole run: ``(rows, tag of the last line, number of rows)``."""
+    name = source_name(source)
+    src = _read_all(source)
+    try:
+        parsed = _parse(src.buf, src.begin, len(src.buf), name, 1, False, hash_mask)
+    except BaseException:
+        src.close()
+        raise
+    rows = _rows(name, src.buf, src.begin, 1, parsed, parsed.n_rows, src.closer)
+    return rows, parsed.tag.decode("utf-8", "replace"), parsed.n_rows
+
+
+def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: Any, *,
+                       hash_mask: int = _ALL_BITS) -> Iterator[RunRows]:
+    """Batches of whole topics of a run read about ``chunk_bytes`` at a time.
+
+    The topics of each batch are added to ``seen``; a topic met in an earlier batch raises
+    :class:`Interleaved`. ``state.n_rows`` and ``state.tag`` follow the reading.
+    """
+    name = source_name(source)
+    stream, owned = open_binary(source)
+    pending = b""
+    line = 1
+    first = True
+    size = chunk_bytes
+    try:
+        while True:
+            chunk = _read_stream(stream, size, name)
+            data = pending + chunk if pending else chunk
+            if first and data:
+                first = False
+                if data.startswith(_BOM):
+                    data = data[len(_BOM):]
+            eof = not chunk
+            if eof:
+                end = len(data)
+            else:
+                # parse up to the last line end (a CR at the very end may start a CRLF)
+                stop = len(data) - 1 if data.endswith(b"\r") else len(data)
+                end = max(data.rfind(b"\n", 0, stop), data.rfind(b"\r", 0, stop)) + 1
+            parsed = _parse(data, 0, end, name, line, False, hash_mask) if end else None
+            if parsed is None or (not eof and parsed.run_row == 0):
+                # no line end yet, or one topic: read on (in larger steps)
+                pending = data
+                size = min(2 * size, 1 << 30)
+                if eof:
+                    return
+                continue
+            size = chunk_bytes
+            state.tag = parsed.tag.decode("utf-8", "replace")
+            stop = parsed.n_rows if eof else parsed.run_row
+            batch = _rows(name, data, 0, line, parsed, stop)
+            _check_new_topics(batch, seen)
+            state.n_rows += stop
+            if not eof:
+                pending = data[parsed.run_at:]
+                line += parsed.run_line - 1
+            del parsed
+            if stop:
+                yield batch
+            del batch
+            if eof:
+                return
+    finally:
+        if owned:
+            stream.close()
+
+
+def _check_new_topics(batch: RunRows, seen: set[str]) -> None:
+    again = seen.intersection(batch.topics)
+    if again:
+        topic = min(again)
+        row = int(np.flatnonzero(batch.qcode == batch.topics.index(topic))[0])
+        raise Interleaved(topic, batch.lines(row))
+    seen.update(batch.topics)
+
+
+# ------------------------------------------------------------------------------ join
+
+
+@dataclass
+class JoinedBatch:
+    """One batch of whole topics joined with the judgements, grouped by topic.
+
+    The layout of :class:`~skrank.io._align.Joined`: rows grouped by ``code`` (topics sorted
+    as strings); within a topic the retrieved documents in file order, then the judged
+    documents not retrieved, in qrels order. ``tiekey`` puts the retrieved rows in
+    trec_eval's order under ``ties="docid"``.
+    """
+
+    topics: np.ndarray
+    code: np.ndarray
+    tiekey: np.ndarray
+    y_true: np.ndarray
+    y_score: np.ndarray
+    retrieved: np.ndarray
+    run_only: np.ndarray
+    judged: np.ndarray
+    n_negative: int
+    candidates: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.code.shape[0])
+
+
+def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore",
+               max_docs: int | None = None, float32: bool = False,
+               extra_topics: np.ndarray | None = None,
+               grouped: tuple[np.ndarray, np.ndarray] | None = None,
+               topics: np.ndarray | None = None) -> JoinedBatch:
+    """Join a batch of whole topics of a run with their judgements.
+
+    ``grouped`` is the run's ``(order, bounds)`` (see :meth:`RunRows.grouped`), ``topics``
+    the run's topics to take (by default every one with rows); ``extra_topics`` (codes of
+    ``qrels``) adds judged topics without rows, as unretrieved rows. ``float32``: trec_eval's
+    order compares the scores rounded to float32 (``score_precision="float32"``). Raises on
+    a document retrieved twice for a topic, naming both lines.
+    """
+    if run is not None and len(run):
+        order, bounds = grouped if grouped is not None else run.grouped()
+        present = np.flatnonzero(bounds[1:] > bounds[:-1]) if topics is None else \
+            np.asarray(topics, dtype=np.int64)
+        a, b = R.first_repeat(run.buf, run.dhash, run.dstart, run.dlen, order, bounds,
+                              present)
+        if b >= 0:
+            raise InputError(
+                f"{where(run.source, run.lines(b))}: document {run.doc(b)!r} is retrieved "
+                f"twice for query {run.topics[run.qcode[b]]!r} (first on line "
+                f"{run.lines(a)}); trec_eval refuses duplicate documents too."
+            )
+        names = [run.topics[t] for t in present.tolist()]
+    else:
+        order = bounds = np.zeros(1, dtype=np.int64)
+        present = np.zeros(0, dtype=np.int64)
+        names = []
+    tq = np.array([qrels.code_of.get(t, -1) for t in names], dtype=np.int64)
+    judged = tq >= 0
+    run_only_topics = np.sort(np.array([t for t, j in zip(names, judged.tolist()) if not j],
+                                       dtype=str))
+    keep = judged | (run_only == "include")
+    extra = np.zeros(0, dtype=np.int64) if extra_topics is None else extra_topics
+    emit_names = [t for t, k in zip(names, keep.tolist()) if k] + \
+        qrels.topics[extra].tolist()
+    emit_run = np.r_[present[keep], np.full(extra.shape[0], -1)].astype(np.int64)
+    emit_qrels = np.r_[tq[keep], extra].astype(np.int64)
+    by_name = np.array(sorted(range(len(emit_names)), key=emit_names.__getitem__),
+                       dtype=np.int64)
+    emit_run, emit_qrels = emit_run[by_name], emit_qrels[by_name]
+    topics = np.array(emit_names, dtype=str)[by_name] if emit_names else \
+        np.array([], dtype="<U1")
+    n_judged = qrels.bounds[emit_qrels + 1] - qrels.bounds[emit_qrels]
+    cap = int(np.where(emit_run >= 0, bounds[emit_run + 1] - bounds[emit_run], 0).sum()
+              + np.where(emit_qrels >= 0, n_judged, 0).sum())
+    cap = max(cap, 1)
+    code = np.empty(cap, dtype=np.int64)
+    tiekey = np.empty(cap, dtype=np.int64)
+    y_true = np.empty(cap, dtype=np.float64)
+    y_score = np.empty(cap, dtype=np.float64)
+    retrieved = np.empty(cap, dtype=np.uint8)
+    src = np.empty(cap, dtype=np.int64)
+    candidates = np.zeros(len(emit_names), dtype=np.int64)
+    empty8 = np.zeros(0, dtype=np.uint8)
+    n, n_negative, _ = R.join_batch(
+        run.buf if run is not None and len(run) else empty8,
+        run.score if run is not None else np.zeros(0),
+        run.dhash if run is not None else np.zeros(0, dtype=np.uint64),
+        run.dstart if run is not None else np.zeros(0, dtype=np.int64),
+        run.dlen if run is not None else np.zeros(0, dtype=np.int32),
+        order, bounds, emit_run, emit_qrels,
+        qrels.buf, qrels.slots, qrels.topic, qrels.dhash, qrels.dstart, qrels.dlen,
+        qrels.rel, qrels.order, qrels.bounds, qrels.stamp, qrels.next_stamp,
+        0 if max_docs is None else int(max_docs), float32,
+        code, tiekey, y_true, y_score, retrieved, src, candidates,
+    )
+    qrels.next_stamp += len(emit_names)
+    return JoinedBatch(
+        topics=topics, code=code[:n], tiekey=tiekey[:n], y_true=y_true[:n],
+        y_score=y_score[:n], retrieved=retrieved[:n].view(bool), run_only=run_only_topics,
+        judged=tq[judged], n_negative=int(n_negative), candidates=candidates,
+    )

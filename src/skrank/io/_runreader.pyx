@@ -1,0 +1,683 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The compiled reader of TREC runs and qrels, and their join.
+
+One pass over a bytes buffer (an mmap of the file, or a block of it), the GIL released, no
+Python per line:
+
+* lines end at LF, CRLF or a lone CR; space, tab, VT and FF separate fields (runs of them
+  count once, leading ones are skipped); blank lines and lines whose first non-blank byte is
+  ``#`` are skipped; the caller drops a UTF-8 BOM;
+* a run line is ``qid Q0 docno rank score tag`` (six fields or more: the ones after the tag
+  are ignored); a qrels line ``qid iter docno rel`` (exactly four fields);
+* topic ids are dictionary-encoded in order of first appearance (the previous line's topic
+  is compared first: topics come in blocks); each document id is kept as its 64-bit hash,
+  its offset and its length in the buffer (no per-file dictionary of documents: the join
+  probes a table of the qrels instead, comparing the bytes on a hash match);
+* scores are float64 by the grammar ``[+-]?(digits[.digits]|.digits)([eE][+-]?digits)?``
+  (no ``1_5``, no non-ASCII digits, no hex), correctly rounded: an exact fast path (at most 19
+  significant digits, mantissa <= 2**53, power of ten <= 1e22), else Lemire's 128-bit
+  multiplication by a power of five, else C's ``strtod``; infinite (``inf``, ``1e400``) and
+  NaN scores are refused. Labels are integers ``[+-]?[0-9]{1,18}``;
+* topic and document ids must be UTF-8 (checked only when a byte >= 0x80 occurs).
+
+Parsing stops at the first bad line and reports its number, the offset where it starts and
+why; the caller writes the message. The join (``_runjoin.pxi``) checks repeated documents,
+orders each topic's rows as trec_eval does (score descending, docno descending) and looks
+each document up in the qrels.
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc, strtod
+from libc.string cimport memcmp, memcpy, memset
+
+import numpy as np
+
+cdef extern from "math.h" nogil:
+    bint isinf(double x)
+    const double INFINITY
+
+cdef extern from *:
+    """
+    static inline uint64_t rr_mul(uint64_t a, uint64_t b, uint64_t* lo) {
+        unsigned __int128 r = (unsigned __int128)a * b;
+        *lo = (uint64_t)r;
+        return (uint64_t)(r >> 64);
+    }
+    static inline int rr_clz(uint64_t x) { return __builtin_clzll(x); }
+    static inline double rr_bits(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
+    """
+    uint64_t rr_mul(uint64_t a, uint64_t b, uint64_t* lo) noexcept nogil
+    int rr_clz(uint64_t x) noexcept nogil
+    double rr_bits(uint64_t b) noexcept nogil
+
+# why a line is bad (0: it is not)
+cdef enum:
+    B_FIELDS = 1      # a wrong number of fields
+    B_NUMBER = 2      # the score (label) is not a number (an integer) of the grammar
+    B_INFINITE = 3    # the score is infinite (inf, 1e400)
+    B_UTF8 = 4        # an id is not UTF-8
+    B_MEMORY = 5
+    B_NAN = 6         # the score is NaN
+
+BAD_FIELDS, BAD_NUMBER, BAD_INFINITE, BAD_UTF8, BAD_NAN = (
+    B_FIELDS, B_NUMBER, B_INFINITE, B_UTF8, B_NAN)
+
+# byte classes: 0 part of a field, 1 blank between fields, 2 line end
+cdef uint8_t CLS[256]
+for _i in range(256):
+    CLS[_i] = 0
+for _i in (32, 9, 11, 12):
+    CLS[_i] = 1
+CLS[10] = 2
+CLS[13] = 2
+
+cdef double POW10[23]
+for _i in range(23):
+    POW10[_i] = float(10 ** _i)
+
+# 128-bit approximations of 5**q, q in [-342, 308], the top bit set (high word, low word):
+# truncated for q >= 0; for q < 0, 2**b // 5**-q + 1 for a b that puts the top bit at 127
+DEF Q_MIN = -342
+DEF Q_MAX = 308
+cdef uint64_t P5[2 * (Q_MAX - Q_MIN + 1)]
+
+
+def _power5(q):
+    if q >= 0:
+        v = 5 ** q
+        return v << (128 - v.bit_length()) if v.bit_length() < 128 else \
+            v >> (v.bit_length() - 128)
+    d = 5 ** -q
+    z = (d - 1).bit_length()  # 2**(z - 1) < d <= 2**z
+    b = z + 127 if q >= -27 else 2 * z + 128
+    v = (1 << b) // d + 1
+    while v >= 1 << 128:
+        v >>= 1
+    return v
+
+
+for _i in range(Q_MIN, Q_MAX + 1):
+    _v = _power5(_i)
+    P5[2 * (_i - Q_MIN)] = _v >> 64
+    P5[2 * (_i - Q_MIN) + 1] = _v & 0xFFFFFFFFFFFFFFFF
+
+
+cdef inline bint _decimal(uint64_t w, int64_t q, bint neg, double* out) noexcept nogil:
+    """``w * 10**q`` correctly rounded to a double (``0 < w < 10**19``) by Lemire's 128-bit
+    multiplication by a power of five; False where the subnormal or overflow ranges need
+    strtod."""
+    cdef uint64_t hi, lo, hi2, lo2, m
+    cdef int lz, upper, shift
+    cdef int64_t p2, idx
+    if q < Q_MIN or q > Q_MAX:
+        return False
+    lz = rr_clz(w)
+    w <<= lz
+    idx = 2 * (q - Q_MIN)
+    hi = rr_mul(w, P5[idx], &lo)
+    if (hi & 0x1FF) == 0x1FF:
+        hi2 = rr_mul(w, P5[idx + 1], &lo2)
+        lo += hi2
+        if hi2 > lo:
+            hi += 1
+    upper = <int>(hi >> 63)
+    shift = upper + 9
+    m = hi >> shift
+    p2 = ((217706 * q) >> 16) + 63 + upper - lz + 1023
+    if p2 <= 0:
+        return False
+    if lo <= 1 and -4 <= q <= 23 and (m & 3) == 1 and (m << shift) == hi:
+        m &= ~(<uint64_t>1)  # exactly halfway: round to even
+    m += m & 1
+    m >>= 1
+    if m >= (<uint64_t>2 << 52):
+        m = <uint64_t>1 << 52
+        p2 += 1
+    m &= ~(<uint64_t>1 << 52)
+    if p2 >= 0x7FF:
+        return False
+    out[0] = rr_bits(m | (<uint64_t>p2 << 52) | ((<uint64_t>neg) << 63))
+    return True
+
+
+# --- hashing ----------------------------------------------------------------------------
+
+cdef uint64_t K1 = 0x9E3779B97F4A7C15
+cdef uint64_t K2 = 0xFF51AFD7ED558CCD
+cdef uint64_t K3 = 0xC4CEB9FE1A85EC53
+cdef uint64_t SEED = 0x243F6A8885A308D3
+
+
+cdef inline uint64_t _word(const uint8_t* p, int64_t n, const uint8_t* limit) noexcept nogil:
+    """Little-endian word of the ``n`` (1..8) bytes at ``p``, zero-padded."""
+    cdef uint64_t w = 0
+    cdef int64_t i
+    if p + 8 <= limit:
+        memcpy(&w, p, 8)
+        if n < 8:
+            w &= (<uint64_t>1 << (8 * n)) - 1
+        return w
+    for i in range(n):
+        w |= (<uint64_t>p[i]) << (8 * i)
+    return w
+
+
+cdef inline uint64_t _fmix(uint64_t h) noexcept nogil:
+    h ^= h >> 33
+    h *= K2
+    h ^= h >> 33
+    h *= K3
+    h ^= h >> 33
+    return h
+
+
+cdef inline uint64_t _hash(const uint8_t* p, int64_t n, const uint8_t* limit) noexcept nogil:
+    cdef uint64_t h = SEED ^ <uint64_t>n
+    while n > 0:
+        h = (h ^ _word(p, 8 if n > 8 else n, limit)) * K1
+        h ^= h >> 29
+        p += 8
+        n -= 8
+    return _fmix(h)
+
+
+cdef inline bint _same(const uint8_t* a, const uint8_t* b, int64_t n) noexcept nogil:
+    """Whether ``a[:n] == b[:n]``."""
+    cdef uint64_t x, y
+    while n >= 8:
+        memcpy(&x, a, 8)
+        memcpy(&y, b, 8)
+        if x != y:
+            return False
+        a += 8
+        b += 8
+        n -= 8
+    while n > 0:
+        if a[0] != b[0]:
+            return False
+        a += 1
+        b += 1
+        n -= 1
+    return True
+
+
+# --- the dictionary of topic ids (offsets into the buffer) -------------------------------
+
+cdef struct Dict:
+    int64_t* slots      # code + 1; 0: empty
+    uint64_t mask
+    int64_t n
+    int64_t cap
+    int64_t* start
+    int32_t* length
+    uint64_t* hash
+
+
+cdef int _dict_init(Dict* d) noexcept nogil:
+    d.mask = 1023
+    d.n = 0
+    d.cap = 512
+    d.slots = <int64_t*>calloc(d.mask + 1, sizeof(int64_t))
+    d.start = <int64_t*>malloc(d.cap * sizeof(int64_t))
+    d.length = <int32_t*>malloc(d.cap * sizeof(int32_t))
+    d.hash = <uint64_t*>malloc(d.cap * sizeof(uint64_t))
+    if d.slots == NULL or d.start == NULL or d.length == NULL or d.hash == NULL:
+        return -1
+    return 0
+
+
+cdef void _dict_free(Dict* d) noexcept nogil:
+    free(d.slots)
+    free(d.start)
+    free(d.length)
+    free(d.hash)
+    d.slots = NULL
+    d.start = NULL
+    d.length = NULL
+    d.hash = NULL
+
+
+cdef int _dict_grow(Dict* d) noexcept nogil:
+    cdef uint64_t size = 2 * (d.mask + 1), j
+    cdef int64_t* slots = <int64_t*>calloc(size, sizeof(int64_t))
+    cdef int64_t i
+    if slots == NULL:
+        return -1
+    for i in range(d.n):
+        j = d.hash[i] & (size - 1)
+        while slots[j] != 0:
+            j = (j + 1) & (size - 1)
+        slots[j] = i + 1
+    free(d.slots)
+    d.slots = slots
+    d.mask = size - 1
+    return 0
+
+
+cdef int32_t _dict_code(Dict* d, const uint8_t* base, int64_t start, int32_t length,
+                        uint64_t h) noexcept nogil:
+    """Code of ``base[start:start + length]`` (hash ``h``), added if new; -1: no memory."""
+    cdef uint64_t j = h & d.mask
+    cdef int64_t c
+    while d.slots[j] != 0:
+        c = d.slots[j] - 1
+        if d.hash[c] == h and d.length[c] == length and \
+                _same(base + d.start[c], base + start, length):
+            return <int32_t>c
+        j = (j + 1) & d.mask
+    c = d.n
+    if c == d.cap:
+        d.cap *= 2
+        d.start = <int64_t*>realloc(d.start, d.cap * sizeof(int64_t))
+        d.length = <int32_t*>realloc(d.length, d.cap * sizeof(int32_t))
+        d.hash = <uint64_t*>realloc(d.hash, d.cap * sizeof(uint64_t))
+        if d.start == NULL or d.length == NULL or d.hash == NULL:
+            return -1
+    d.start[c] = start
+    d.length[c] = length
+    d.hash[c] = h
+    d.n = c + 1
+    d.slots[j] = c + 1
+    if 2 * d.n > <int64_t>d.mask:
+        if _dict_grow(d) < 0:
+            return -1
+    return <int32_t>c
+
+
+# --- fields -----------------------------------------------------------------------------
+
+cdef inline int64_t _token(const uint8_t* b, int64_t p, int64_t end) noexcept nogil:
+    while p < end and CLS[b[p]] == 0:
+        p += 1
+    return p
+
+
+cdef inline int64_t _token_or(const uint8_t* b, int64_t p, int64_t end,
+                              uint8_t* acc) noexcept nogil:
+    cdef uint8_t a = acc[0]
+    while p < end and CLS[b[p]] == 0:
+        a |= b[p]
+        p += 1
+    acc[0] = a
+    return p
+
+
+cdef inline int64_t _blanks(const uint8_t* b, int64_t p, int64_t end) noexcept nogil:
+    while p < end and CLS[b[p]] == 1:
+        p += 1
+    return p
+
+
+cdef inline int64_t _line_end(const uint8_t* b, int64_t p, int64_t end) noexcept nogil:
+    """Position after the line end at or after ``p`` (CRLF counts once)."""
+    while p < end and CLS[b[p]] != 2:
+        p += 1
+    if p < end and b[p] == 13 and p + 1 < end and b[p + 1] == 10:
+        p += 1
+    return p + 1 if p < end else end
+
+
+cdef bint _utf8(const uint8_t* s, int64_t n) noexcept nogil:
+    """Whether ``s[:n]`` is valid UTF-8 (shortest forms, no surrogates, up to U+10FFFF)."""
+    cdef int64_t i = 0, k, need
+    cdef uint32_t c, cp, lo
+    while i < n:
+        c = s[i]
+        if c < 0x80:
+            i += 1
+            continue
+        if 0xC2 <= c <= 0xDF:
+            need, cp, lo = 1, c & 0x1F, 0x80
+        elif 0xE0 <= c <= 0xEF:
+            need, cp, lo = 2, c & 0x0F, 0x800
+        elif 0xF0 <= c <= 0xF4:
+            need, cp, lo = 3, c & 0x07, 0x10000
+        else:
+            return False
+        if i + need >= n:
+            return False
+        for k in range(1, need + 1):
+            if (s[i + k] & 0xC0) != 0x80:
+                return False
+            cp = (cp << 6) | (s[i + k] & 0x3F)
+        if cp < lo or cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+            return False
+        i += need + 1
+    return True
+
+
+cdef inline bint _word_is(const uint8_t* b, int64_t p, int64_t q, const char* word,
+                          int64_t n) noexcept nogil:
+    """Whether ``b[p:q]`` is ``word`` (lower case ASCII, length ``n``) in any case."""
+    cdef int64_t i
+    if q - p != n:
+        return False
+    for i in range(n):
+        if (b[p + i] | 0x20) != <uint8_t>word[i]:
+            return False
+    return True
+
+
+cdef int _special(const uint8_t* b, int64_t p, int64_t end) noexcept nogil:
+    """B_INFINITE for ``[+-]?(inf|infinity)``, B_NAN for ``[+-]?nan`` (any case), else
+    B_NUMBER."""
+    cdef int64_t q = _token(b, p, end)
+    if p < q and (b[p] == 43 or b[p] == 45):
+        p += 1
+    if _word_is(b, p, q, "inf", 3) or _word_is(b, p, q, "infinity", 8):
+        return B_INFINITE
+    if _word_is(b, p, q, "nan", 3):
+        return B_NAN
+    return B_NUMBER
+
+
+cdef inline int64_t _score(const uint8_t* b, int64_t p, int64_t end, double* out,
+                           int* bad) noexcept nogil:
+    """Parse the score at ``p``; return the position after it, or set ``bad``."""
+    cdef int64_t q = p, e = 0, exp10 = 0
+    cdef uint64_t mant = 0
+    cdef int nd = 0, digits = 0, esign = 1
+    cdef bint neg = False, inexact = False
+    cdef uint8_t c
+    cdef double v
+    cdef char small[64]
+    cdef char* tmp
+    if q < end and (b[q] == 43 or b[q] == 45):  # + -
+        neg = b[q] == 45
+        q += 1
+    while q < end and 48 <= b[q] <= 57:
+        c = b[q] - 48
+        digits += 1
+        if nd < 19:
+            if mant or c:
+                mant = mant * 10 + c
+                nd += 1
+        else:
+            exp10 += 1
+            inexact = True
+        q += 1
+    if q < end and b[q] == 46:  # .
+        q += 1
+        while q < end and 48 <= b[q] <= 57:
+            c = b[q] - 48
+            digits += 1
+            if nd < 19:
+                if mant or c:
+                    mant = mant * 10 + c
+                    nd += 1
+                exp10 -= 1
+            else:
+                inexact = True
+            q += 1
+    if digits == 0:
+        bad[0] = _special(b, p, end)
+        return q
+    if q < end and (b[q] == 101 or b[q] == 69):  # e E
+        q += 1
+        if q < end and (b[q] == 43 or b[q] == 45):
+            if b[q] == 45:
+                esign = -1
+            q += 1
+        if not (q < end and 48 <= b[q] <= 57):
+            bad[0] = B_NUMBER
+            return q
+        while q < end and 48 <= b[q] <= 57:
+            if e < 100000:
+                e = e * 10 + (b[q] - 48)
+            q += 1
+        exp10 += esign * e
+    if q < end and CLS[b[q]] == 0:  # anything else in the token
+        bad[0] = B_NUMBER
+        return q
+    if mant == 0:
+        v = 0.0
+    elif not inexact and mant <= (<uint64_t>1 << 53) and -22 <= exp10 <= 22:
+        v = <double>mant  # exact, then one correctly rounded operation
+        if exp10 >= 0:
+            v = v * POW10[exp10]
+        else:
+            v = v / POW10[-exp10]
+    elif not inexact and _decimal(mant, exp10, neg, out):
+        return q
+    else:
+        if q - p < 64:
+            tmp = &small[0]
+        else:
+            tmp = <char*>malloc(q - p + 1)
+        if tmp == NULL:
+            bad[0] = B_MEMORY
+            return q
+        memcpy(tmp, b + p, q - p)
+        tmp[q - p] = 0
+        v = strtod(tmp, NULL)
+        if tmp != &small[0]:
+            free(tmp)
+        if isinf(v):
+            bad[0] = B_INFINITE
+            return q
+        out[0] = v  # strtod read the sign
+        return q
+    out[0] = -v if neg else v
+    return q
+
+
+cdef inline int64_t _label(const uint8_t* b, int64_t p, int64_t end, int64_t* out,
+                           int* bad) noexcept nogil:
+    """Parse a label ``[+-]?[0-9]{1,18}`` at ``p``; return the position after it."""
+    cdef int64_t q = p, v = 0
+    cdef int digits = 0
+    cdef bint neg = False
+    if q < end and (b[q] == 43 or b[q] == 45):
+        neg = b[q] == 45
+        q += 1
+    while q < end and 48 <= b[q] <= 57:
+        v = v * 10 + (b[q] - 48)
+        digits += 1
+        q += 1
+        if digits > 18:
+            break
+    if digits == 0 or digits > 18 or (q < end and CLS[b[q]] == 0):
+        bad[0] = B_NUMBER
+        return q
+    out[0] = -v if neg else v
+    return q
+
+
+# --- one pass over a buffer ----------------------------------------------------------------
+
+cdef struct Parse:
+    const uint8_t* base
+    int64_t begin
+    int64_t end
+    bint qrels
+    int32_t* qcode
+    uint64_t* dhash
+    int64_t* dstart
+    int32_t* dlen
+    double* score
+    int64_t* rel
+    int64_t n_rows
+    int64_t n_lines
+    int bad_kind
+    int64_t bad_line         # its number (from 1 at ``begin``)
+    int64_t bad_at           # where it starts
+    int64_t tag_start
+    int64_t tag_end
+    int64_t run_row          # the last run of rows of one topic: its first row,
+    int64_t run_at           # where its first line starts
+    int64_t run_line         # and that line's number
+    uint64_t hash_mask
+    Dict topics
+
+
+cdef void _parse(Parse* P) noexcept nogil:
+    cdef const uint8_t* b = P.base
+    cdef int64_t p = P.begin, end = P.end, line = 0, row = 0, ls
+    cdef int64_t q0, q1, d0, d1, t0 = 0, t1 = 0, last_q0 = -1, last_q1 = -1
+    cdef int32_t last_code = -1, code
+    cdef uint8_t acc
+    cdef int bad = 0
+    cdef double v = 0.0
+    cdef int64_t lab = 0
+    cdef bint qrels = P.qrels
+    P.run_row = 0
+    P.run_at = P.begin
+    P.run_line = 1
+    while p < end:
+        line += 1
+        ls = p
+        p = _blanks(b, p, end)
+        if p >= end:
+            break
+        if CLS[b[p]] == 2 or b[p] == 35:  # a blank line, or a comment (#)
+            p = _line_end(b, p, end)
+            continue
+        acc = 0
+        q0 = p
+        p = _token_or(b, p, end, &acc)                   # qid
+        q1 = p
+        p = _blanks(b, p, end)
+        if p >= end or CLS[b[p]] == 2:
+            bad = B_FIELDS
+            break
+        p = _blanks(b, _token(b, p, end), end)           # Q0 / iter
+        if p >= end or CLS[b[p]] == 2:
+            bad = B_FIELDS
+            break
+        d0 = p
+        p = _token_or(b, p, end, &acc)                   # docno
+        d1 = p
+        p = _blanks(b, p, end)
+        if p >= end or CLS[b[p]] == 2:
+            bad = B_FIELDS
+            break
+        if qrels:
+            p = _label(b, p, end, &lab, &bad)            # rel
+            if not bad:
+                p = _blanks(b, p, end)
+                if p < end and CLS[b[p]] != 2:
+                    bad = B_FIELDS                     # more than four fields
+        else:
+            p = _blanks(b, _token(b, p, end), end)       # rank
+            if p >= end or CLS[b[p]] == 2:
+                bad = B_FIELDS
+                break
+            p = _score(b, p, end, &v, &bad)              # score
+            if not bad:
+                p = _blanks(b, p, end)
+                if p >= end or CLS[b[p]] == 2:
+                    bad = B_FIELDS
+                else:
+                    t0 = p
+                    p = _token(b, p, end)                # tag
+                    t1 = p
+        if bad:
+            if bad != B_FIELDS and bad != B_MEMORY:
+                # a bad value on a line of the wrong length: the count is what is wrong (a
+                # run line of five fields, a qrels line of more than four)
+                q0 = _blanks(b, _token(b, p, end), end)
+                if (q0 >= end or CLS[b[q0]] == 2) != qrels:
+                    bad = B_FIELDS
+            break
+        p = _line_end(b, p, end)
+        if acc & 0x80 and not (_utf8(b + q0, q1 - q0) and _utf8(b + d0, d1 - d0)):
+            bad = B_UTF8
+            break
+        if q1 - q0 == last_q1 - last_q0 and _same(b + q0, b + last_q0, q1 - q0):
+            code = last_code
+        else:
+            code = _dict_code(&P.topics, b, q0, <int32_t>(q1 - q0),
+                              _hash(b + q0, q1 - q0, b + end))
+            if code < 0:
+                bad = B_MEMORY
+                break
+            last_code, last_q0, last_q1 = code, q0, q1
+            P.run_row, P.run_at, P.run_line = row, ls, line
+        P.qcode[row] = code
+        P.dhash[row] = _hash(b + d0, d1 - d0, b + end) & P.hash_mask
+        P.dstart[row] = d0
+        P.dlen[row] = <int32_t>(d1 - d0)
+        if qrels:
+            P.rel[row] = lab
+        else:
+            P.score[row] = v
+        row += 1
+    P.n_rows = row
+    P.n_lines = line
+    P.bad_kind = bad
+    P.bad_line = line if bad else 0
+    P.bad_at = ls if bad else 0
+    P.tag_start, P.tag_end = t0, t1
+
+
+class Parsed:
+    """The rows of a buffer: topic codes, document hashes, offsets and lengths, scores or
+    labels, the topic dictionary, and why parsing stopped (``bad`` 0: it did not)."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def parse(buffer, int64_t begin, int64_t end, bint qrels,
+          uint64_t hash_mask=0xFFFFFFFFFFFFFFFF):
+    """Parse ``buffer[begin:end]`` (run lines, or qrels lines when ``qrels``).
+
+    Returns a :class:`Parsed`: ``qcode`` (int32, first appearance order), ``dhash``
+    (uint64), ``dstart`` (int64), ``dlen`` (int32), ``score`` (float64; runs) or ``rel``
+    (int64; qrels), ``topics`` (list of bytes), ``tag`` (bytes: the last row's tag),
+    ``n_lines``; ``bad`` (0, or ``BAD_*``), ``bad_line`` (counted from 1 at ``begin``) and
+    ``bad_at`` (where that line starts); ``run_row``, ``run_at``, ``run_line``: the first
+    row, offset and line of the last run of rows of one topic. ``hash_mask`` keeps bits of
+    the document hashes (fewer: collisions, for tests).
+    """
+    cdef const uint8_t[::1] buf
+    cdef int64_t cap
+    cdef Parse P
+    if end <= begin:
+        buffer, begin, end = b"\n", 0, 1
+    buf = buffer
+    cap = (end - begin) // (8 if qrels else 12) + 2
+    qcode = np.empty(cap, dtype=np.int32)
+    dhash = np.empty(cap, dtype=np.uint64)
+    dstart = np.empty(cap, dtype=np.int64)
+    dlen = np.empty(cap, dtype=np.int32)
+    values = np.empty(cap, dtype=np.int64 if qrels else np.float64)
+    cdef int32_t[::1] vq = qcode
+    cdef uint64_t[::1] vh = dhash
+    cdef int64_t[::1] vs = dstart
+    cdef int32_t[::1] vl = dlen
+    cdef double[::1] vf
+    cdef int64_t[::1] vi
+    memset(&P, 0, sizeof(Parse))
+    if qrels:
+        vi = values
+        P.rel = &vi[0]
+    else:
+        vf = values
+        P.score = &vf[0]
+    P.base = &buf[0]
+    P.begin, P.end, P.qrels, P.hash_mask = begin, end, qrels, hash_mask
+    P.qcode, P.dhash, P.dstart, P.dlen = &vq[0], &vh[0], &vs[0], &vl[0]
+    if _dict_init(&P.topics) < 0:
+        _dict_free(&P.topics)
+        raise MemoryError
+    try:
+        with nogil:
+            _parse(&P)
+        if P.bad_kind == B_MEMORY:
+            raise MemoryError
+        topics = [bytes(buf[P.topics.start[i]: P.topics.start[i] + P.topics.length[i]])
+                  for i in range(P.topics.n)]
+    finally:
+        _dict_free(&P.topics)
+    n = P.n_rows
+    return Parsed(
+        qcode=qcode[:n], dhash=dhash[:n], dstart=dstart[:n], dlen=dlen[:n],
+        **{"rel" if qrels else "score": values[:n]}, topics=topics,
+        tag=bytes(buf[P.tag_start:P.tag_end]), n_rows=n, n_lines=P.n_lines,
+        bad=P.bad_kind, bad_line=P.bad_line, bad_at=P.bad_at,
+        run_row=P.run_row, run_at=P.run_at, run_line=P.run_line,
+    )
+
+
+include "_runjoin.pxi"
