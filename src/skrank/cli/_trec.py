@@ -90,7 +90,7 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
     from ..io._runfile import Interleaved, join_batch
     from ..metrics._evaluate import evaluate
 
-    float32 = _float32_scores(plan.conv)
+    float32, docid = _score_order(plan.conv)
     stream = not (plan.keep_rows or plan.tie_bounds) and os.path.isfile(path)
     interleaved = None
     while True:
@@ -108,7 +108,7 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
             for rows, grouped, topics in batches:
                 joined = join_batch(qrels, rows, run_only=args.run_only,
                                     max_docs=args.max_docs, float32=float32,
-                                    grouped=grouped, topics=topics)
+                                    in_order=docid, grouped=grouped, topics=topics)
                 del rows
                 seen[joined.judged] = True
                 run_only.append(joined.run_only)
@@ -170,14 +170,16 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
                       (cand_q, cand_n), kwargs, interleaved)
 
 
-def _float32_scores(conv: dict[str, Any]) -> bool:
-    """Whether the scores are ranked as float32 (trec_eval 9's order compares those)."""
+def _score_order(conv: dict[str, Any]) -> tuple[bool, bool]:
+    """Whether the scores are ranked as float32 (trec_eval 9's order compares those), and
+    whether ties are broken by docno (the rows can then come in trec_eval's order)."""
     from ..conventions import resolve_conventions
 
     try:
-        return resolve_conventions(**conv).score_precision == "float32"
+        resolved = resolve_conventions(**conv)
     except SkrankError:  # pragma: no cover - the evaluation reports it
-        return False
+        return False, False
+    return resolved.score_precision == "float32", resolved.ties == "docid"
 
 
 #: bytes of a run read per batch

@@ -1,7 +1,7 @@
 """TREC runs and qrels read by the compiled reader, and joined batch by batch.
 
 The path of ``skrank eval`` on TREC files: no pyarrow, no pandas. A qrels file is read whole
-into a :class:`QrelsFile` (its bytes, its rows and a table keyed by (topic, document)); a
+into a :class:`QrelsFile` (its bytes and its rows, grouped by topic); a
 run is read in batches of whole topics while its topics come in contiguous blocks
 (:func:`iter_topic_batches`, raising :class:`Interleaved` when a topic comes back) or whole
 (:func:`read_run_whole`, then :meth:`RunRows.topic_batches`). :func:`join_batch` joins a
@@ -156,10 +156,6 @@ class QrelsFile:
     rel: np.ndarray
     order: np.ndarray
     bounds: np.ndarray
-    slots: np.ndarray
-    stamp: np.ndarray
-    hash_mask: int = _ALL_BITS
-    next_stamp: int = 0
 
     def __len__(self) -> int:
         return int(self.rel.shape[0])
@@ -203,14 +199,13 @@ def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
         raise InputError(f"{name}: no judgements (the file is empty or only has comments).")
     topics, ranks = _sorted_topics(parsed.topics)
     topic = ranks.astype(np.int32)[parsed.qcode]
-    slots, a, b = R.qrels_table(buf, topic, parsed.dhash, parsed.dstart, parsed.dlen)
-    out = QrelsFile(
-        name, buf, src.begin, topics, {t: i for i, t in enumerate(topics.tolist())}, topic,
-        parsed.dhash, parsed.dstart, parsed.dlen, parsed.rel,
-        np.argsort(topic, kind="stable"),
-        np.r_[0, np.cumsum(np.bincount(topic, minlength=len(topics)))].astype(np.int64),
-        slots, np.full(parsed.n_rows, -1, dtype=np.int64), hash_mask,
-    )
+    order = np.argsort(topic, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(topic, minlength=len(topics)))].astype(np.int64)
+    out = QrelsFile(name, buf, src.begin, topics,
+                    {t: i for i, t in enumerate(topics.tolist())}, topic, parsed.dhash,
+                    parsed.dstart, parsed.dlen, parsed.rel, order, bounds)
+    a, b = R.first_repeat(buf, parsed.dhash, parsed.dstart, parsed.dlen, order, bounds,
+                          np.arange(len(topics), dtype=np.int64))
     if b >= 0:
         raise InputError(
             f"{where(name, out.lines(b))}: document {out.doc(b)!r} is judged twice for query "
@@ -364,8 +359,9 @@ class JoinedBatch:
 
     The layout of :class:`~skrank.io._align.Joined`: rows grouped by ``code`` (topics sorted
     as strings); within a topic the retrieved documents in file order, then the judged
-    documents not retrieved, in qrels order. ``tiekey`` puts the retrieved rows in
-    trec_eval's order under ``ties="docid"``.
+    documents not retrieved, in qrels order (the retrieved ones in trec_eval's order with
+    ``join_batch(in_order=True)``). ``tiekey`` puts the retrieved rows in trec_eval's order
+    under ``ties="docid"``.
     """
 
     topics: np.ndarray
@@ -384,7 +380,7 @@ class JoinedBatch:
 
 
 def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore",
-               max_docs: int | None = None, float32: bool = False,
+               max_docs: int | None = None, float32: bool = False, in_order: bool = False,
                extra_topics: np.ndarray | None = None,
                grouped: tuple[np.ndarray, np.ndarray] | None = None,
                topics: np.ndarray | None = None) -> JoinedBatch:
@@ -393,8 +389,10 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     ``grouped`` is the run's ``(order, bounds)`` (see :meth:`RunRows.grouped`), ``topics``
     the run's topics to take (by default every one with rows); ``extra_topics`` (codes of
     ``qrels``) adds judged topics without rows, as unretrieved rows. ``float32``: trec_eval's
-    order compares the scores rounded to float32 (``score_precision="float32"``). Raises on
-    a document retrieved twice for a topic, naming both lines.
+    order compares the scores rounded to float32 (``score_precision="float32"``);
+    ``in_order``: each topic's retrieved rows come in that order rather than in file order
+    (the kernels find them sorted under ``ties="docid"``). Raises on a document retrieved
+    twice for a topic, naming both lines.
     """
     if run is not None and len(run):
         order, bounds = grouped if grouped is not None else run.grouped()
@@ -447,12 +445,10 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
         run.dstart if run is not None else np.zeros(0, dtype=np.int64),
         run.dlen if run is not None else np.zeros(0, dtype=np.int32),
         order, bounds, emit_run, emit_qrels,
-        qrels.buf, qrels.slots, qrels.topic, qrels.dhash, qrels.dstart, qrels.dlen,
-        qrels.rel, qrels.order, qrels.bounds, qrels.stamp, qrels.next_stamp,
-        0 if max_docs is None else int(max_docs), float32,
+        qrels.buf, qrels.dhash, qrels.dstart, qrels.dlen, qrels.rel, qrels.order,
+        qrels.bounds, 0 if max_docs is None else int(max_docs), float32, in_order,
         code, tiekey, y_true, y_score, retrieved, src, candidates,
     )
-    qrels.next_stamp += len(emit_names)
     return JoinedBatch(
         topics=topics, code=code[:n], tiekey=tiekey[:n], y_true=y_true[:n],
         y_score=y_score[:n], retrieved=retrieved[:n].view(bool), run_only=run_only_topics,

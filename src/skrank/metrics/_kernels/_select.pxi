@@ -103,6 +103,20 @@ cdef Py_ssize_t _select_sorted(Py_ssize_t n, Py_ssize_t k, const score_t* scores
     return size
 
 
+cdef bint _in_order(Py_ssize_t n, const score_t* scores, const label_t* labels,
+                    const int64_t* tiekey, bint use_key, int mode) noexcept nogil:
+    """Whether the rows are in rank order already (a run written in rank order, rows a
+    reader put in trec_eval's order): one comparison a row, stopping at the first pair out
+    of order."""
+    cdef Py_ssize_t r
+    for r in range(1, n):
+        if not before_key(scores[r - 1], labels[r - 1], tiekey[r - 1] if use_key else 0,
+                          r - 1, scores[r], labels[r], tiekey[r] if use_key else 0, r,
+                          mode):
+            return False
+    return True
+
+
 cdef Py_ssize_t select_top(Py_ssize_t n, Py_ssize_t k, const score_t* scores,
                            const label_t* labels, const int64_t* tiekey, bint use_key,
                            int mode, int64_t* out, score_t* hs, label_t* hl,
@@ -110,8 +124,9 @@ cdef Py_ssize_t select_top(Py_ssize_t n, Py_ssize_t k, const score_t* scores,
     """Write the positions of the best ``k`` of ``n`` rows into ``out[:k]`` in rank order.
 
     Returns the number written; the selected scores, labels and tie keys are in hs, hl, ht.
-    A bounded heap keeps the worst selected row at its root; a row whose score is below the
-    root's is rejected with one comparison. The heap's keys live beside the row ids, so
+    Rows already in rank order are taken as they are; else a bounded heap keeps the worst
+    selected row at its root, and a row whose score is below the root's is rejected with
+    one comparison. The heap's keys live beside the row ids, so
     comparisons never gather from the input arrays.
     """
     cdef Py_ssize_t size = 0, r, pos, parent, end
@@ -125,6 +140,13 @@ cdef Py_ssize_t select_top(Py_ssize_t n, Py_ssize_t k, const score_t* scores,
     use_key = use_key and mode == TIE_DOCID
     if k <= SORTED_K:
         return _select_sorted(n, k, scores, labels, tiekey, use_key, mode, out, hs, hl, ht)
+    if _in_order(n, scores, labels, tiekey, use_key, mode):
+        for r in range(k):  # the selection is the first k rows, as they are
+            out[r] = r
+            hs[r] = scores[r]
+            hl[r] = labels[r]
+            ht[r] = tiekey[r] if use_key else 0
+        return k
     for r in range(n):
         sr = scores[r]
         if size == k and sr < hs[0]:
