@@ -37,9 +37,9 @@ def _topic_batches(path: str, state: _RunState, chunk_bytes: int) -> Any:
     """``(rows, None, None)`` for each batch of whole topics of a run whose topics come in
     contiguous blocks; raises :class:`~skrank.io._runfile.Interleaved` when a topic comes
     back after another one."""
-    from ..io._runfile import iter_topic_batches
+    from ..io._runfile import iter_topic_batches, prefetched
 
-    for batch in iter_topic_batches(path, chunk_bytes, state.topics, state):
+    for batch in prefetched(iter_topic_batches(path, chunk_bytes, state.topics, state)):
         state.batches += 1
         yield batch, None, None
 

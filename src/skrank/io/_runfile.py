@@ -29,9 +29,11 @@ from ._arrow import open_binary
 from ._common import Source, source_name, where
 
 __all__ = ["Interleaved", "QrelsFile", "RunRows", "iter_topic_batches", "join_batch",
-           "read_qrels_file", "read_run_whole"]
+           "prefetched", "read_qrels_file", "read_run_whole"]
 
 _BOM = b"\xef\xbb\xbf"
+#: the first bytes of gzip, bz2 and xz data (open_binary decompresses them)
+_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
 _BLANKS = re.compile(rb"[ \t\v\f]+")
 _RUN_LAYOUT = ("at least 6", "qid Q0 docno rank score tag")
 _QRELS_LAYOUT = ("4", "qid iter docno rel")
@@ -104,16 +106,29 @@ class _Source:
             self.closer.close()
 
 
+def _plain_file(source: Source) -> Any:
+    """``source`` opened (binary, unbuffered) when it is a plain file that is not compressed,
+    else None."""
+    if not (isinstance(source, (str, os.PathLike)) and os.path.isfile(source)):
+        return None
+    fh = open(source, "rb", buffering=0)  # closed by the caller
+    head = fh.read(6)
+    if not head or head.startswith(_MAGIC):
+        fh.close()
+        return None
+    fh.seek(0)
+    return fh
+
+
 def _read_all(source: Source) -> _Source:
     """The whole decompressed content of ``source``: an mmap of a plain file, else bytes."""
     name = source_name(source)
-    if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
-        with open(source, "rb") as fh:
-            head = fh.read(6)
-            if head and not head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")):
-                flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0)
-                mm = mmap.mmap(fh.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
-                return _Source(mm, 3 if head.startswith(_BOM) else 0, mm)
+    fh = _plain_file(source)
+    if fh is not None:
+        with fh:
+            flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0)
+            mm = mmap.mmap(fh.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
+        return _Source(mm, 3 if mm[:3] == _BOM else 0, mm)
     stream, owned = open_binary(source)
     try:
         data = _read_stream(stream, -1, name)
@@ -293,7 +308,10 @@ def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: 
     :class:`Interleaved`. ``state.n_rows`` and ``state.tag`` follow the reading.
     """
     name = source_name(source)
-    stream, owned = open_binary(source)
+    stream = _plain_file(source)  # read as it is: no layers copying each block
+    owned = True
+    if stream is None:
+        stream, owned = open_binary(source)
     pending = b""
     line = 1
     first = True
@@ -339,6 +357,55 @@ def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: 
     finally:
         if owned:
             stream.close()
+
+
+def prefetched(items: Iterator[Any]) -> Iterator[Any]:
+    """The items of ``items``, each next one made in a thread while the caller works on the
+    current one: reading and parsing a block (which release the GIL) overlap the join and
+    the evaluation of the one before. An exception of ``items`` is raised to the caller;
+    a caller that stops early stops the thread."""
+    import queue
+    import threading
+
+    box: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def put(entry: tuple[str, Any]) -> bool:
+        while not stop.is_set():
+            try:
+                box.put(entry, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for item in items:
+                if not put(("item", item)):
+                    return
+            put(("end", None))
+        except BaseException as exc:  # handed to the caller, raised there
+            put(("error", exc))
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+
+    thread = threading.Thread(target=work, name="skrank-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            kind, value = box.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+            del value
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _check_new_topics(batch: RunRows, seen: set[str]) -> None:
