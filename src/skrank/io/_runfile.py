@@ -320,11 +320,14 @@ def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: 
         while True:
             chunk = _read_stream(stream, size, name)
             data = pending + chunk if pending else chunk
-            if first and data:
+            eof = not chunk
+            if first:  # a BOM is dropped: wait for its three bytes
+                if len(data) < len(_BOM) and not eof:
+                    pending = data
+                    continue
                 first = False
                 if data.startswith(_BOM):
                     data = data[len(_BOM):]
-            eof = not chunk
             if eof:
                 end = len(data)
             else:

@@ -1,0 +1,382 @@
+"""The compiled reader and join of ``skrank eval``'s TREC path (``skrank.io._runfile``).
+
+References: the pyarrow readers (``read_run``, ``read_qrels``, ``align_run_qrels``), whose
+rules and messages the compiled path must repeat; Python's ``float`` and ``int`` for the
+numbers; Python's byte-string order for trec_eval's docno order; and the same reader with
+every document hash equal (``hash_mask=0``), where only the byte comparisons can tell ids
+apart.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import struct
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skrank import InputError, evaluate
+from skrank.io import _runreader as R
+from skrank.io import align_run_qrels, read_qrels, read_run
+from skrank.io._runfile import (
+    Interleaved,
+    iter_topic_batches,
+    join_batch,
+    prefetched,
+    read_qrels_file,
+    read_run_whole,
+)
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "trec_eval"
+QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 2\n"
+
+
+def _write(tmp_path, data, name="run.txt"):
+    path = tmp_path / name
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+
+def _new_run(path, chunk=None, hash_mask=(1 << 64) - 1):
+    """The compiled path on a run: rows read whole (or in batches of ``chunk`` bytes), each
+    joined with a qrels file so that repeated documents are looked for; a run whose topics
+    come back is read whole, as ``skrank eval`` reads it."""
+    qrels = read_qrels_file(DATA / "qrels.test")
+    if chunk is not None:
+        try:
+            state = SimpleNamespace(n_rows=0, tag="")
+            batches = list(iter_topic_batches(path, chunk, set(), state,
+                                              hash_mask=hash_mask))
+        except Interleaved:
+            chunk = None
+        else:
+            tag = state.tag
+    if chunk is None:
+        rows, tag, _ = read_run_whole(path, hash_mask=hash_mask)
+        batches = [rows] if len(rows) else []
+    for b in batches:
+        join_batch(qrels, b)
+    return batches, tag
+
+
+def _message(call):
+    with pytest.raises(InputError) as info:
+        call()
+    return str(info.value)
+
+
+# ----------------------------------------------------------------- the same messages
+
+
+BAD_RUNS = [
+    "1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5\n",
+    "1 Q0 a 1 1.0 t\n# c\n1 Q0 b 2 high t\n",
+    "1 Q0 a 1 nan t\n",
+    "1 Q0 a 1 1 t\n1 Q0 b 1 -NaN t\n",
+    "1 Q0 a 1 inf t\n",
+    "1 Q0 a 1 -inf t\n",
+    "1 Q0 a 1 +Infinity t\n",
+    "1 Q0 a 1 1e400 t\n",
+    "1 Q0 a 1 -1e400 t\n",
+    "1 Q0 a 1 1_5 t\n",
+    "1 Q0 a 1 \u0661\u0665 t\n",
+    "1 Q0 a 1 0x10 t\n",
+    "1 Q0 a 1 1e t\n",
+    "1 Q0 a 1 1.5.2 t\n",
+    "1 Q0 a 1 . t\n",
+    "1 Q0 a\n",
+    "1\n",
+    "1 Q0 a 1 1 t\n2 Q0 a 1 1 t\n\n1 Q0 a 2 0.5 t\n",
+    "1 Q0 a 1 2.5 t\r\r1 Q0 b 2 x t\r",
+    "1 Q0 a 1 2.5 t\r\n1 Q0 b 2 1 t\r1 Q0 c 3 x t\n",
+    "\ufeff1 Q0 a 1 1 t\n1 Q0 a 2 1 t\n",
+    "  1\tQ0 a 1 1 t\n\f\n1 Q0\tb  2 1 t  \n1 Q0 a 3 0 t\n",
+    b"1 Q0 a 1 1 t\n1 Q0 caf\xe9 2 0.5 t\n",
+    b"1 Q0 a 1 1 t\n\xff Q0 b 2 0.5 t\n",
+    "# only a comment\n\n",
+]
+
+
+@pytest.mark.parametrize("text", BAD_RUNS)
+@pytest.mark.parametrize("chunk", [None, 7, 1 << 20])
+def test_bad_runs_give_the_pyarrow_readers_message(tmp_path, text, chunk):
+    path = _write(tmp_path, text)
+    expected = _message(lambda: read_run(path))
+    if "no results" in expected:  # the CLI says so when no row came
+        assert _new_run(path, chunk)[0] == []
+        return
+    assert _message(lambda: _new_run(path, chunk)) == expected
+
+
+BAD_QRELS = [
+    "1 0 a 1\n1 0 b\n",
+    "# c\n1 0 a 1\n1 0 b 1 extra\n",
+    "1 0 a 1\n\n1 0 b x\n",
+    "1 0 a 1.5\n",
+    "1 0 a 1_0\n",
+    "1 0 a \u0661\n",
+    "1 0 a 99999999999999999999\n",
+    "1 0 a +\n",
+    "1 0 a 1\n2 0 a 0\n1 0 a 0\n",
+    "1 0 a 1\r1 0 b 0\r2 0 c 1\r1 0 b 3\r",
+    b"1 0 a 1\n1 0 \xc3 1\n",
+    "# only a comment\n",
+]
+
+
+@pytest.mark.parametrize("text", BAD_QRELS)
+def test_bad_qrels_give_the_pyarrow_readers_message(tmp_path, text):
+    path = _write(tmp_path, text, "qrels.txt")
+    assert _message(lambda: read_qrels_file(path)) == _message(lambda: read_qrels(path))
+
+
+# ----------------------------------------------------------------- values
+
+
+_TOKENS = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.floats(allow_nan=False, allow_infinity=False, width=32).map(lambda v: f"{v:.9g}"),
+    st.tuples(st.integers(0, 10**25), st.integers(0, 30), st.integers(-340, 320),
+              st.sampled_from(["", "+", "-"])).map(
+        lambda t: f"{t[3]}{str(t[0])[:-t[1] or None]}.{str(t[0])[-t[1]:] if t[1] else ''}"
+                  f"e{t[2]}"),
+    st.integers(0, 24).flatmap(
+        lambda p: st.decimals(allow_nan=False, allow_infinity=False, places=p,
+                              min_value=-10**30, max_value=10**30)).map(lambda d: format(d, "f")),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TOKENS, min_size=1, max_size=40))
+def test_scores_are_correctly_rounded(tokens):
+    tokens = [t for t in tokens if abs(float(t)) != float("inf")]
+    text = "".join(f"1 Q0 d{i} {i} {t} tag\n" for i, t in enumerate(tokens)).encode()
+    parsed = R.parse(text, 0, len(text), False)
+    assert parsed.bad == 0
+    got = [struct.pack("<d", v) for v in parsed.score.tolist()]
+    assert got == [struct.pack("<d", float(t)) for t in tokens]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-(10**18) + 1, 10**18 - 1), min_size=1, max_size=30),
+       st.sampled_from(["", "+", "00"]))
+def test_labels_are_read_as_python_ints(labels, prefix):
+    tokens = [f"{prefix}{v}" if v >= 0 and len(f"{prefix}{v}") <= 18 else str(v)
+              for v in labels]
+    text = "".join(f"q 0 d{i} {t}\n" for i, t in enumerate(tokens)).encode()
+    parsed = R.parse(text, 0, len(text), True)
+    assert parsed.bad == 0
+    assert parsed.rel.tolist() == [int(t) for t in tokens]
+
+
+# ----------------------------------------------------------------- lines and blocks
+
+
+def _lines_text(rng, n_topics=12):
+    ends = ["\n", "\r\n", "\r"]
+    out = ["\ufeff"]
+    for t in range(n_topics):
+        for i in range(int(rng.integers(1, 40))):
+            if rng.random() < 0.05:
+                out.append("# a comment Q0 x" + ends[int(rng.integers(3))])
+            if rng.random() < 0.05:
+                out.append(" \t" + ends[int(rng.integers(3))])
+            doc = "doc" * int(rng.integers(0, 4)) + str(int(rng.integers(0, 10**6))) + f"_{i}"
+            out.append(f"t{t}\tQ0  {doc} {i} {round(float(rng.normal()), 1)} run{t} x"
+                       + ends[int(rng.integers(3))])
+    return "".join(out)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("chunk", [1, 13, 200, 4096, 1 << 20])
+def test_batches_are_whole_topics_with_the_lines_of_the_file(tmp_path, seed, chunk):
+    text = _lines_text(np.random.default_rng(seed))
+    path = _write(tmp_path, text)
+    ref = read_run(path)
+    lines = read_run_whole(path)[0]
+    state = SimpleNamespace(n_rows=0, tag="")
+    seen: set[str] = set()
+    batches = list(iter_topic_batches(path, chunk, seen, state))
+    assert state.n_rows == len(ref) and state.tag == ref.name
+    qid = np.concatenate([np.array(b.topics)[b.qcode] for b in batches])
+    doc = [b.doc(i) for b in batches for i in range(len(b))]
+    score = np.concatenate([b.score for b in batches])
+    np.testing.assert_array_equal(qid, ref.qid)
+    assert doc == ref.doc_id.tolist()
+    np.testing.assert_array_equal(score, ref.score)
+    assert sorted(seen) == sorted(set(ref.qid.tolist()))
+    # each topic in one batch; the line of each row, counted from the file's text
+    assert sum(len(b.topics) for b in batches) == len(seen)
+    file_lines = [i + 1 for i, line in enumerate(text.lstrip("\ufeff").replace("\r\n", "\n")
+                                                 .replace("\r", "\n").split("\n"))
+                  if line.strip() and not line.strip().startswith("#")]
+    assert [b.lines(i) for b in batches for i in range(len(b))] == file_lines
+    assert [lines.lines(i) for i in range(len(lines))] == file_lines
+
+
+def test_a_topic_that_comes_back_is_named_with_its_line(tmp_path):
+    path = _write(tmp_path, "1 Q0 a 1 1 t\n2 Q0 a 1 1 t\n\n1 Q0 b 2 0.5 t\n")
+    state = SimpleNamespace(n_rows=0, tag="")
+    with pytest.raises(Interleaved) as info:
+        list(iter_topic_batches(path, 14, set(), state))
+    assert (info.value.topic, info.value.line) == ("1", 4)
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress])
+@pytest.mark.parametrize("chunk", [None, 10])
+def test_compressed_runs_and_qrels(tmp_path, compress, chunk):
+    text = (DATA / "results.test").read_bytes()
+    path = _write(tmp_path, compress(text), "run.any")
+    batches, tag = _new_run(path, chunk)
+    assert tag == read_run(DATA / "results.test").name
+    assert sum(len(b) for b in batches) == len(read_run(DATA / "results.test"))
+    qrels = read_qrels_file(_write(tmp_path, compress((DATA / "qrels.test").read_bytes()),
+                                   "q.any"))
+    assert len(qrels) == len(read_qrels(DATA / "qrels.test"))
+    path = _write(tmp_path, compress(text)[:-12], "cut.any")
+    assert "corrupt compressed data" in _message(lambda: _new_run(path, chunk))
+
+
+def test_a_line_longer_than_the_blocks_and_long_ids(tmp_path):
+    long_doc = "x" * 100_000
+    path = _write(tmp_path, f"1 Q0 {long_doc} 1 1 t\n1 Q0 {long_doc}y 2 1 t\n2 Q0 e 1 0 t\n")
+    state = SimpleNamespace(n_rows=0, tag="")
+    batches = list(iter_topic_batches(path, 64, set(), state))
+    assert [b.doc(i) for b in batches for i in range(len(b))] == [long_doc, long_doc + "y",
+                                                                  "e"]
+
+
+# ----------------------------------------------------------------- the join
+
+
+def _joined_values(qrels_path, run_path, ties, hash_mask=(1 << 64) - 1, max_docs=None,
+                   **conv):
+    """Per-query values of the compiled path (in file order and in trec_eval's order) and
+    of the pyarrow path."""
+    metrics = ["ndcg@10", "ap", "rr", "p@5", "ndcg"]
+    qrels = read_qrels_file(qrels_path, hash_mask=hash_mask)
+    rows, _, _ = read_run_whole(run_path, hash_mask=hash_mask)
+    out = []
+    for in_order in (False, True):
+        j = join_batch(qrels, rows, max_docs=max_docs, in_order=in_order,
+                       float32=conv.get("score_precision") == "float32")
+        if not len(j):
+            out.append(None)
+            continue
+        res = evaluate(j.y_true, j.y_score, j.code, doc_id=j.tiekey, retrieved=j.retrieved,
+                       metrics=metrics, ties=ties, gain="linear", idcg="pool", **conv)
+        out.append({m: res[m].per_query for m in metrics})
+        assert j.topics.tolist() == sorted(j.topics.tolist())
+    aligned = align_run_qrels(read_qrels(qrels_path), read_run(run_path), max_docs=max_docs)
+    if not len(aligned):
+        return [*out, None]
+    res = evaluate(**aligned.as_evaluate_kwargs(), metrics=metrics, ties=ties, gain="linear",
+                   idcg="pool", **conv)
+    out.append({m: res[m].per_query for m in metrics})
+    return out
+
+
+@pytest.mark.parametrize("hash_mask", [(1 << 64) - 1, 0, 1])
+@pytest.mark.parametrize("max_docs", [None, 7])
+def test_join_equals_the_pyarrow_join_on_trec_eval_files(hash_mask, max_docs):
+    a, b, c = _joined_values(DATA / "qrels.test", DATA / "results.test", "docid",
+                             hash_mask=hash_mask, max_docs=max_docs)
+    np.testing.assert_equal(a, c)
+    np.testing.assert_equal(b, c)
+
+
+_IDS = st.text(alphabet="ab\u00e9\U0001f600_9", min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q10", "\u00e9"]), _IDS,
+                          st.sampled_from([0.5, 1.0, 1.0000001, 2.0, -3.0])),
+                min_size=1, max_size=60, unique_by=lambda r: (r[0], r[1])),
+       st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3", "\u00e9"]), _IDS,
+                          st.integers(-1, 3)),
+                min_size=1, max_size=40, unique_by=lambda r: (r[0], r[1])),
+       st.sampled_from([(1 << 64) - 1, 0]),
+       st.sampled_from([{"ties": "docid"}, {"ties": "pessimistic"},
+                        {"ties": "docid", "score_precision": "float32"}]))
+def test_join_equals_the_pyarrow_join(tmp_path_factory, run, judged, hash_mask, conv):
+    folder = tmp_path_factory.mktemp("j")
+    prefix = "msmarco_doc_"  # a prefix every id shares: the sort keys skip it
+    run_path = _write(folder, "".join(f"{q} Q0 {prefix}{d} {i} {s!r} t\n"
+                                      for i, (q, d, s) in enumerate(run)))
+    qrels_path = _write(folder, "".join(f"{q} 0 {prefix}{d} {r}\n" for q, d, r in judged),
+                        "qrels.txt")
+    conv = dict(conv)
+    a, b, c = _joined_values(qrels_path, run_path, conv.pop("ties"), hash_mask=hash_mask,
+                             **conv)
+    np.testing.assert_equal(a, c)  # bit for bit, NaN (no relevant document) included
+    np.testing.assert_equal(b, c)
+
+
+def test_colliding_hashes_are_told_apart_by_their_bytes(tmp_path):
+    run = _write(tmp_path, "1 Q0 a 1 1 t\n1 Q0 b 2 1 t\n1 Q0 c 3 1 t\n")
+    batches, _ = _new_run(run, hash_mask=0)  # every hash equal: no repeat
+    assert [b.doc(i) for b in batches for i in range(3)] == ["a", "b", "c"]
+    run = _write(tmp_path, "1 Q0 a 1 1 t\n1 Q0 b 2 1 t\n1 Q0 a 3 1 t\n")
+    assert "line 3: document 'a' is retrieved twice for query '1' (first on line 1)" in \
+        _message(lambda: _new_run(run, hash_mask=0))
+
+
+def test_trec_order_breaks_ties_by_docno_bytes(tmp_path):
+    # ids that share their first 8 bytes after the common prefix, and prefixes of each
+    # other: only the whole ids order them
+    docs = ["pfx_abcdefghZ", "pfx_abcdefghA", "pfx_abcdefgh", "pfx_abcdefghAA", "pfx_\u00e9",
+            "pfx_z", "pfx_", "pfx_abcdefgh\U0001f600"]
+    run = _write(tmp_path, "".join(f"1 Q0 {d} {i} 1.5 t\n" for i, d in enumerate(docs)))
+    qrels = read_qrels_file(_write(tmp_path, "1 0 pfx_z 1\n", "q"))
+    rows, _, _ = read_run_whole(run)
+    j = join_batch(qrels, rows)  # rows in file order, a tie key each
+    got = [rows.doc(int(r)) for r in np.argsort(-j.tiekey[j.retrieved])]
+    assert got == sorted(docs, key=lambda d: d.encode(), reverse=True)
+    j = join_batch(qrels, rows, in_order=True)  # rows in that order
+    assert j.tiekey[j.retrieved].tolist() == list(range(len(docs), 0, -1))
+    assert j.y_true[j.retrieved].tolist() == [float(d == "pfx_z") for d in got]
+
+
+def test_extra_topics_and_negative_labels(tmp_path):
+    qrels = read_qrels_file(_write(tmp_path, "1 0 a -1\n1 0 b 2\n2 0 c 1\n2 0 d -2\n", "q"))
+    j = join_batch(qrels, None, extra_topics=np.array([0, 1]))
+    assert j.topics.tolist() == ["1", "2"]
+    assert j.y_true.tolist() == [0, 2, 1, 0] and j.n_negative == 2
+    assert not j.retrieved.any() and j.candidates.tolist() == [0, 0]
+
+
+# ----------------------------------------------------------------- the reading thread
+
+
+def test_prefetched_gives_the_items_and_raises_their_error():
+    def items():
+        yield 1
+        yield 2
+        raise InputError("bad line")
+
+    got = []
+    with pytest.raises(InputError, match="bad line"):
+        for x in prefetched(items()):
+            got.append(x)
+    assert got == [1, 2]
+
+
+def test_prefetched_stops_when_the_caller_stops():
+    closed = []
+
+    def items():
+        try:
+            yield from range(1000)
+        finally:
+            closed.append(True)
+
+    for x in prefetched(items()):
+        if x == 3:
+            break
+    assert closed == [True]
