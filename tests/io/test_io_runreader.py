@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import skrank.io._runfile
 from skrank import InputError, evaluate
 from skrank.io import _runreader as R
 from skrank.io import align_run_qrels, read_qrels, read_run
@@ -195,11 +196,21 @@ def _lines_text(rng, n_topics=12):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("chunk", [1, 13, 200, 4096, 1 << 20])
-def test_batches_are_whole_topics_with_the_lines_of_the_file(tmp_path, seed, chunk):
+def test_batches_are_whole_topics_with_the_lines_of_the_file(tmp_path, monkeypatch, seed,
+                                                             chunk):
     text = _lines_text(np.random.default_rng(seed))
     path = _write(tmp_path, text)
     ref = read_run(path)
-    lines = read_run_whole(path)[0]
+    # read whole, a chunk of about as many bytes at a time
+    monkeypatch.setattr(skrank.io._runfile, "_WHOLE_CHUNK", chunk)
+    lines, tag, n = read_run_whole(path)
+    assert (tag, n) == (ref.name, len(ref))
+    np.testing.assert_array_equal(np.array(lines.topics)[lines.qcode], ref.qid)
+    assert [lines.doc(i) for i in range(n)] == ref.doc_id.tolist()
+    np.testing.assert_array_equal(lines.score, ref.score)
+    order, bounds = lines.grouped()
+    np.testing.assert_array_equal(order, np.argsort(lines.qcode, kind="stable"))
+    np.testing.assert_array_equal(np.diff(bounds), np.bincount(lines.qcode))
     state = SimpleNamespace(n_rows=0, tag="")
     seen: set[str] = set()
     batches = list(iter_topic_batches(path, chunk, seen, state))

@@ -57,6 +57,7 @@ def _whole_run(path: str, state: _RunState, batch_rows: int | None) -> Any:
         if not len(rows):
             return
         order, bounds = rows.grouped()
+        rows.qcode = np.zeros(0, dtype=np.int32)  # order and bounds say it now
         n_topics = len(rows.topics)
         if batch_rows is None or len(rows) <= batch_rows:
             yield rows, (order, bounds), None
@@ -67,6 +68,7 @@ def _whole_run(path: str, state: _RunState, batch_rows: int | None) -> Any:
         edges = np.r_[0, cuts[cuts < n_topics], n_topics]
         for a, b in itertools.pairwise(edges.tolist()):
             yield rows, (order, bounds), np.arange(a, b, dtype=np.int64)
+            rows.release()  # the pages of the batch's lines: memory bounded by a batch
     finally:
         del rows
 
@@ -128,7 +130,9 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
                                   "qid": joined.topics[joined.code],
                                   "doc_id": joined.tiekey, "retrieved": joined.retrieved}
         except Interleaved as exc:
-            interleaved, stream = exc, False
+            # its traceback would keep the frames of the batch reader, and their blocks
+            interleaved, stream = exc.with_traceback(None), False
+            del batches
             progress(f"{path}: topic {exc.topic!r} comes back on line {exc.line:,}; reading "
                      "the file whole")
             continue

@@ -39,6 +39,8 @@ _RUN_LAYOUT = ("at least 6", "qid Q0 docno rank score tag")
 _QRELS_LAYOUT = ("4", "qid iter docno rel")
 #: all the bits of the document hashes (tests keep fewer, to force collisions)
 _ALL_BITS = (1 << 64) - 1
+#: a file read whole is parsed this many bytes at a time, its pages given back behind
+_WHOLE_CHUNK = 32 << 20
 
 
 class Interleaved(Exception):
@@ -86,8 +88,8 @@ def _parse_error(parsed: Any, buf: Any, name: str, first_line: int, qrels: bool)
 
 
 def _parse(buf: Any, begin: int, end: int, name: str, first_line: int, qrels: bool,
-           hash_mask: int) -> Any:
-    parsed = R.parse(buf, begin, end, qrels, hash_mask)
+           out: Any = None, row0: int = 0) -> Any:
+    parsed = R.parse(buf, begin, end, qrels, out, row0)
     if parsed.bad:
         raise _parse_error(parsed, buf, name, first_line, qrels)
     return parsed
@@ -99,11 +101,6 @@ class _Source:
 
     buf: Any
     begin: int
-    closer: Any = None
-
-    def close(self) -> None:
-        if self.closer is not None:
-            self.closer.close()
 
 
 def _plain_file(source: Source) -> Any:
@@ -126,9 +123,9 @@ def _read_all(source: Source) -> _Source:
     fh = _plain_file(source)
     if fh is not None:
         with fh:
-            flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0)
-            mm = mmap.mmap(fh.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
-        return _Source(mm, 3 if mm[:3] == _BOM else 0, mm)
+            mm = mmap.mmap(fh.fileno(), 0, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ)
+        mm.madvise(mmap.MADV_SEQUENTIAL)
+        return _Source(mm, 3 if mm[:3] == _BOM else 0)
     stream, owned = open_binary(source)
     try:
         data = _read_stream(stream, -1, name)
@@ -165,12 +162,12 @@ class QrelsFile:
     topics: np.ndarray
     code_of: dict[str, int]
     topic: np.ndarray
-    dhash: np.ndarray
     dstart: np.ndarray
     dlen: np.ndarray
     rel: np.ndarray
     order: np.ndarray
     bounds: np.ndarray
+    hash_mask: int = _ALL_BITS
 
     def __len__(self) -> int:
         return int(self.rel.shape[0])
@@ -209,18 +206,17 @@ def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
     name = source_name(source)
     src = _read_all(source)
     buf = src.buf
-    parsed = _parse(buf, src.begin, len(buf), name, 1, True, hash_mask)
+    parsed = _parse(buf, src.begin, len(buf), name, 1, True)
     if not parsed.n_rows:
         raise InputError(f"{name}: no judgements (the file is empty or only has comments).")
     topics, ranks = _sorted_topics(parsed.topics)
     topic = ranks.astype(np.int32)[parsed.qcode]
-    order = np.argsort(topic, kind="stable")
-    bounds = np.r_[0, np.cumsum(np.bincount(topic, minlength=len(topics)))].astype(np.int64)
+    order, bounds = R.group_rows(topic, len(topics), True)
     out = QrelsFile(name, buf, src.begin, topics,
-                    {t: i for i, t in enumerate(topics.tolist())}, topic, parsed.dhash,
-                    parsed.dstart, parsed.dlen, parsed.rel, order, bounds)
-    a, b = R.first_repeat(buf, parsed.dhash, parsed.dstart, parsed.dlen, order, bounds,
-                          np.arange(len(topics), dtype=np.int64))
+                    {t: i for i, t in enumerate(topics.tolist())}, topic, parsed.dstart,
+                    parsed.dlen, parsed.rel, order, bounds, hash_mask)
+    a, b, _ = R.first_repeat(buf, parsed.dstart, parsed.dlen, order, bounds,
+                             np.arange(len(topics), dtype=np.int64), hash_mask)
     if b >= 0:
         raise InputError(
             f"{where(name, out.lines(b))}: document {out.doc(b)!r} is judged twice for query "
@@ -236,7 +232,8 @@ def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
 @dataclass
 class RunRows:
     """Rows of a run read from ``buf`` (from ``begin``, line ``first_line``): topic codes
-    (into ``topics``, first appearance order), document hashes, offsets and lengths, scores.
+    (into ``topics``, first appearance order), the offsets and lengths of the document ids,
+    scores. ``hash_mask``: the bits of the document hashes the join keeps (all but in tests).
     """
 
     source: str
@@ -244,12 +241,11 @@ class RunRows:
     begin: int
     first_line: int
     qcode: np.ndarray
-    dhash: np.ndarray
     dstart: np.ndarray
     dlen: np.ndarray
     score: np.ndarray
     topics: list[str]
-    closer: Any = None
+    hash_mask: int = _ALL_BITS
 
     def __len__(self) -> int:
         return int(self.score.shape[0])
@@ -266,38 +262,73 @@ class RunRows:
     def grouped(self) -> tuple[np.ndarray, np.ndarray]:
         """``(order, bounds)``: the rows of topic ``t`` are ``order[bounds[t]:bounds[t +
         1]]``, in file order."""
-        counts = np.bincount(self.qcode, minlength=len(self.topics))
-        if bool(np.all(self.qcode[1:] >= self.qcode[:-1])):  # topics in blocks: no sort
-            order = np.arange(len(self), dtype=np.int64)
-        else:
-            order = np.argsort(self.qcode, kind="stable")
-        return order, np.r_[0, np.cumsum(counts)].astype(np.int64)
+        return R.group_rows(self.qcode, len(self.topics))
 
-    def close(self) -> None:
-        if self.closer is not None:
-            self.closer.close()
+    def release(self) -> None:
+        """Give the pages of a mapped file back (they are read again where needed)."""
+        if isinstance(self.buf, mmap.mmap):
+            self.buf.madvise(mmap.MADV_DONTNEED)
 
 
 def _rows(name: str, buf: Any, begin: int, first_line: int, parsed: Any, stop: int,
-          closer: Any = None) -> RunRows:
+          hash_mask: int) -> RunRows:
     codes = parsed.qcode[:stop]
     n_topics = int(codes.max()) + 1 if stop else 0
-    return RunRows(name, buf, begin, first_line, codes, parsed.dhash[:stop],
-                   parsed.dstart[:stop], parsed.dlen[:stop], parsed.score[:stop],
-                   [t.decode("utf-8") for t in parsed.topics[:n_topics]], closer)
+    return RunRows(name, buf, begin, first_line, codes, parsed.dstart[:stop],
+                   parsed.dlen[:stop], parsed.score[:stop],
+                   [t.decode("utf-8") for t in parsed.topics[:n_topics]], hash_mask)
+
+
+def _chunk_end(buf: Any, start: int, size: int) -> int:
+    """Where to end a chunk of a buffer read whole: after the last line end before
+    ``start + _WHOLE_CHUNK`` (or the next one, for a longer line), CRLF kept whole."""
+    stop = start + _WHOLE_CHUNK
+    if stop >= size:
+        return size
+    cut = max(buf.rfind(b"\n", start, stop), buf.rfind(b"\r", start, stop))
+    if cut < 0:
+        found = [i for i in (buf.find(b"\n", stop), buf.find(b"\r", stop)) if i >= 0]
+        if not found:
+            return size
+        cut = min(found)
+    if buf[cut] == 13 and cut + 1 < size and buf[cut + 1] == 10:
+        cut += 1
+    return cut + 1
 
 
 def read_run_whole(source: Source, *, hash_mask: int = _ALL_BITS) -> tuple[RunRows, str, int]:
-    """Read a whole run: ``(rows, tag of the last line, number of rows)``."""
+    """Read a whole run: ``(rows, tag of the last line, number of rows)``.
+
+    The buffer is parsed a chunk at a time into one set of arrays, the topic codes of each
+    chunk mapped to the file's; the pages of a mapped file are given back behind the
+    parser, so that the file's text need not stay in memory with its rows.
+    """
     name = source_name(source)
     src = _read_all(source)
-    try:
-        parsed = _parse(src.buf, src.begin, len(src.buf), name, 1, False, hash_mask)
-    except BaseException:
-        src.close()
-        raise
-    rows = _rows(name, src.buf, src.begin, 1, parsed, parsed.n_rows, src.closer)
-    return rows, parsed.tag.decode("utf-8", "replace"), parsed.n_rows
+    buf, size = src.buf, len(src.buf)
+    cap = R.capacity(size - src.begin, False) + 2 * (size // _WHOLE_CHUNK + 2)
+    out = (np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int64),
+           np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.float64))
+    codes: dict[bytes, int] = {}
+    row, line, pos, tag = 0, 1, src.begin, b""
+    while pos < size:
+        end = _chunk_end(buf, pos, size)
+        parsed = _parse(buf, pos, end, name, line, False, out, row)
+        if parsed.n_rows:
+            local = out[0][row: row + parsed.n_rows]
+            to_file = np.array([codes.setdefault(t, len(codes)) for t in parsed.topics],
+                               dtype=np.int32)
+            np.take(to_file, local, out=local)
+            tag = parsed.tag
+        row += parsed.n_rows
+        line += parsed.n_lines
+        if isinstance(buf, mmap.mmap):
+            page = (pos // mmap.PAGESIZE) * mmap.PAGESIZE
+            buf.madvise(mmap.MADV_DONTNEED, page, end - page)
+        pos = end
+    rows = RunRows(name, buf, src.begin, 1, out[0][:row], out[1][:row], out[2][:row],
+                   out[3][:row], [t.decode("utf-8") for t in codes], hash_mask)
+    return rows, tag.decode("utf-8", "replace"), row
 
 
 def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: Any, *,
@@ -334,7 +365,7 @@ def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: 
                 # parse up to the last line end (a CR at the very end may start a CRLF)
                 stop = len(data) - 1 if data.endswith(b"\r") else len(data)
                 end = max(data.rfind(b"\n", 0, stop), data.rfind(b"\r", 0, stop)) + 1
-            parsed = _parse(data, 0, end, name, line, False, hash_mask) if end else None
+            parsed = _parse(data, 0, end, name, line, False) if end else None
             if parsed is None or (not eof and parsed.run_row == 0):
                 # no line end yet, or one topic: read on (in larger steps)
                 pending = data
@@ -345,7 +376,7 @@ def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: 
             size = chunk_bytes
             state.tag = parsed.tag.decode("utf-8", "replace")
             stop = parsed.n_rows if eof else parsed.run_row
-            batch = _rows(name, data, 0, line, parsed, stop)
+            batch = _rows(name, data, 0, line, parsed, stop, hash_mask)
             _check_new_topics(batch, seen)
             state.n_rows += stop
             if not eof:
@@ -468,12 +499,12 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
         order, bounds = grouped if grouped is not None else run.grouped()
         present = np.flatnonzero(bounds[1:] > bounds[:-1]) if topics is None else \
             np.asarray(topics, dtype=np.int64)
-        a, b = R.first_repeat(run.buf, run.dhash, run.dstart, run.dlen, order, bounds,
-                              present)
+        a, b, t = R.first_repeat(run.buf, run.dstart, run.dlen, order, bounds, present,
+                                 run.hash_mask)
         if b >= 0:
             raise InputError(
                 f"{where(run.source, run.lines(b))}: document {run.doc(b)!r} is retrieved "
-                f"twice for query {run.topics[run.qcode[b]]!r} (first on line "
+                f"twice for query {run.topics[t]!r} (first on line "
                 f"{run.lines(a)}); trec_eval refuses duplicate documents too."
             )
         names = [run.topics[t] for t in present.tolist()]
@@ -511,13 +542,12 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     n, n_negative, _ = R.join_batch(
         run.buf if run is not None and len(run) else empty8,
         run.score if run is not None else np.zeros(0),
-        run.dhash if run is not None else np.zeros(0, dtype=np.uint64),
         run.dstart if run is not None else np.zeros(0, dtype=np.int64),
         run.dlen if run is not None else np.zeros(0, dtype=np.int32),
         order, bounds, emit_run, emit_qrels,
-        qrels.buf, qrels.dhash, qrels.dstart, qrels.dlen, qrels.rel, qrels.order,
-        qrels.bounds, 0 if max_docs is None else int(max_docs), float32, in_order,
-        code, tiekey, y_true, y_score, retrieved, src, candidates,
+        qrels.buf, qrels.dstart, qrels.dlen, qrels.rel, qrels.order, qrels.bounds,
+        0 if max_docs is None else int(max_docs), float32, in_order,
+        code, tiekey, y_true, y_score, retrieved, src, candidates, qrels.hash_mask,
     )
     return JoinedBatch(
         topics=topics, code=code[:n], tiekey=tiekey[:n], y_true=y_true[:n],

@@ -29,23 +29,35 @@ cdef int64_t _table_size(int64_t n) noexcept nogil:
     return size
 
 
-def first_repeat(const uint8_t[::1] buf, const uint64_t[::1] dhash,
-                 const int64_t[::1] dstart, const int32_t[::1] dlen,
-                 const int64_t[::1] order, const int64_t[::1] bounds,
-                 const int64_t[::1] topics):
-    """``(a, b)``: the earliest row ``b`` whose document row ``a < b`` of its topic has, or
-    ``(-1, -1)``, among the ``topics`` given. The rows of topic ``t`` are
-    ``order[bounds[t]:bounds[t + 1]]``, in file order."""
+cdef struct Entry:
+    uint64_t hash
+    int64_t row       # -1: an empty slot
+
+
+cdef inline uint64_t _doc_hash(const uint8_t* buf, int64_t size, int64_t start,
+                               int32_t n, uint64_t mask) noexcept nogil:
+    return _hash(buf + start, n, buf + size) & mask
+
+
+def first_repeat(const uint8_t[::1] buf, const int64_t[::1] dstart,
+                 const int32_t[::1] dlen, const index_t[::1] order,
+                 const int64_t[::1] bounds, const int64_t[::1] topics,
+                 uint64_t hash_mask=0xFFFFFFFFFFFFFFFF):
+    """``(a, b, t)``: the earliest row ``b`` whose document row ``a < b`` of its topic ``t``
+    has, or ``(-1, -1, -1)``, among the ``topics`` given. The rows of topic ``t`` are
+    ``order[bounds[t]:bounds[t + 1]]``, in file order. ``hash_mask`` keeps bits of the
+    document hashes (fewer: collisions, for tests)."""
     cdef int64_t n_t = topics.shape[0], x, t, lo, hi, m, biggest = 0, i, r, k, size
-    cdef int64_t a = -1, b = -1
-    cdef uint64_t mask, j
+    cdef int64_t a = -1, b = -1, tb = -1, nbuf = buf.shape[0]
+    cdef uint64_t mask, j, h
     for x in range(n_t):
         t = topics[x]
         biggest = max(biggest, bounds[t + 1] - bounds[t])
     if biggest < 2:
-        return -1, -1
-    table = np.zeros(_table_size(biggest), dtype=np.int64)
-    cdef int64_t[::1] s = table
+        return -1, -1, -1
+    table = np.empty(_table_size(biggest) * sizeof(Entry), dtype=np.uint8)
+    cdef uint8_t[::1] tv = table
+    cdef Entry* s = <Entry*>&tv[0]
     cdef const uint8_t* base = &buf[0]
     with nogil:
         for x in range(n_t):
@@ -56,37 +68,39 @@ def first_repeat(const uint8_t[::1] buf, const uint64_t[::1] dhash,
                 continue
             size = _table_size(m)
             mask = size - 1
-            memset(&s[0], 0, size * sizeof(int64_t))
+            for i in range(size):
+                s[i].row = -1
             for i in range(lo, hi):
                 r = order[i]
                 if b >= 0 and r >= b:
                     break  # a repeat found earlier in the file already
-                j = dhash[r] & mask
-                while s[j] != 0:
-                    k = s[j] - 1
-                    if dhash[k] == dhash[r] and dlen[k] == dlen[r] and \
+                h = _doc_hash(base, nbuf, dstart[r], dlen[r], hash_mask)
+                j = h & mask
+                while s[j].row >= 0:
+                    k = s[j].row
+                    if s[j].hash == h and dlen[k] == dlen[r] and \
                             _same(base + dstart[k], base + dstart[r], dlen[r]):
                         break
                     j = (j + 1) & mask
-                if s[j] != 0:
+                if s[j].row >= 0:
                     if b < 0 or r < b:
-                        a, b = s[j] - 1, r
+                        a, b, tb = s[j].row, r, t
                     break
-                s[j] = r + 1
-    return a, b
+                s[j].hash = h
+                s[j].row = r
+    return a, b, tb
 
 
 cdef struct Key:
     double score       # as float32 under score_precision="float32"
     uint64_t prefix    # big-endian bytes of the docno after the topic's common prefix
-    int64_t local      # the row's place in the topic
+    int64_t start      # the docno in the buffer
+    int32_t length
+    int32_t local      # the row's place in the topic
 
 
 cdef struct Order:
     const uint8_t* buf
-    const int64_t* dstart
-    const int32_t* dlen
-    const int64_t* rows   # the topic's rows
 
 
 cdef inline bint _before(const Order* o, const Key* x, const Key* y) noexcept nogil:
@@ -96,8 +110,7 @@ cdef inline bint _before(const Order* o, const Key* x, const Key* y) noexcept no
         return x.score > y.score
     if x.prefix != y.prefix:
         return x.prefix > y.prefix
-    cdef int64_t a = o.rows[x.local], b = o.rows[y.local]
-    return _doc_cmp(o.buf + o.dstart[a], o.dlen[a], o.buf + o.dstart[b], o.dlen[b]) > 0
+    return _doc_cmp(o.buf + x.start, x.length, o.buf + y.start, y.length) > 0
 
 
 cdef void _sort(const Order* o, Key* a, Key* tmp, int64_t n) noexcept nogil:
@@ -136,7 +149,7 @@ cdef void _sort(const Order* o, Key* a, Key* tmp, int64_t n) noexcept nogil:
 
 
 cdef void _keys(const uint8_t* buf, const double* score, const int64_t* dstart,
-                const int32_t* dlen, const int64_t* rows, int64_t m, bint f32,
+                const int32_t* dlen, const index_t* rows, int64_t m, bint f32,
                 Key* out) noexcept nogil:
     """Sort keys of the rows ``rows[:m]`` of one topic."""
     cdef int64_t common = dlen[rows[0]], i, c, n, r
@@ -154,7 +167,9 @@ cdef void _keys(const uint8_t* buf, const double* score, const int64_t* dstart,
     for i in range(m):
         r = rows[i]
         out[i].score = <float>score[r] if f32 else score[r]
-        out[i].local = i
+        out[i].start = dstart[r]
+        out[i].length = dlen[r]
+        out[i].local = <int32_t>i
         d = buf + dstart[r] + common
         n = dlen[r] - common
         if n > 8:
@@ -165,36 +180,17 @@ cdef void _keys(const uint8_t* buf, const double* score, const int64_t* dstart,
         out[i].prefix = w << (8 * (8 - n)) if n < 8 else w
 
 
-cdef struct Entry:
-    uint64_t hash
-    int64_t row
-
-
-cdef inline int64_t _judgement(const Entry* table, uint64_t mask, const uint8_t* qbuf,
-                               const int64_t* q_start, const int32_t* q_len, uint64_t h,
-                               const uint8_t* doc, int32_t n) noexcept nogil:
-    """Row of the judgement of ``doc`` (hash ``h``) in a topic's table, or -1."""
-    cdef uint64_t j = h & mask
-    cdef int64_t k
-    while table[j].row >= 0:
-        k = table[j].row
-        if table[j].hash == h and q_len[k] == n and _same(qbuf + q_start[k], doc, n):
-            return k
-        j = (j + 1) & mask
-    return -1
-
-
-def join_batch(const uint8_t[::1] rbuf, const double[::1] score, const uint64_t[::1] dhash,
+def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                const int64_t[::1] dstart, const int32_t[::1] dlen,
-               const int64_t[::1] order, const int64_t[::1] bounds,
+               const index_t[::1] order, const int64_t[::1] bounds,
                const int64_t[::1] emit_run, const int64_t[::1] emit_qrels,
-               const uint8_t[::1] qbuf, const uint64_t[::1] q_hash,
+               const uint8_t[::1] qbuf,
                const int64_t[::1] q_start, const int32_t[::1] q_len,
                const int64_t[::1] q_rel, const int64_t[::1] q_order,
                const int64_t[::1] q_bounds, int64_t max_docs, bint f32, bint in_order,
                int64_t[::1] code, int64_t[::1] tiekey, double[::1] y_true,
                double[::1] y_score, uint8_t[::1] retrieved, int64_t[::1] src,
-               int64_t[::1] candidates):
+               int64_t[::1] candidates, uint64_t hash_mask=0xFFFFFFFFFFFFFFFF):
     """Join topics of a batch with their judgements; returns ``(n, n_negative,
     first_negative)``.
 
@@ -207,39 +203,41 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score, const uint64_t[
     ``tiekey`` orders the retrieved rows as trec_eval does under ``ties="docid"`` (greater
     first; scores compared as float32 when ``f32``); ``src`` is the run row, or ``-1 - j``
     for judgement ``j``; ``candidates[i]`` the retrieved rows kept. Negative labels become 0
-    (counted; ``first_negative`` is the output row of the first, or -1).
+    (counted; ``first_negative`` is the output row of the first, or -1). ``hash_mask``: as
+    in :func:`first_repeat`.
     """
     cdef int64_t n_emit = emit_run.shape[0], i, t, u, lo, hi, m, r, p, k, j, x, c
     cdef int64_t biggest = 1, judged = 1, out = 0, n_neg = 0, first_neg = -1, kept, n_un
-    cdef uint64_t mask = 0
+    cdef uint64_t mask = 0, h
+    cdef int64_t nr = rbuf.shape[0], nq = qbuf.shape[0]
     cdef double lab
     for i in range(n_emit):
         t = emit_run[i]
-        u = emit_qrels[i]
         if t >= 0:
             biggest = max(biggest, bounds[t + 1] - bounds[t])
+    if biggest >= 1 << 31:
+        raise ValueError("join_batch: a topic of 2**31 rows or more")
+    for i in range(n_emit):
+        u = emit_qrels[i]
         if u >= 0:
             judged = max(judged, q_bounds[u + 1] - q_bounds[u])
     cdef int64_t size = _table_size(judged)
     keys = np.empty(2 * biggest * sizeof(Key), dtype=np.uint8)
-    ints = np.empty(biggest + size, dtype=np.int64)  # positions, then the table's rows
-    hashes = np.empty(size, dtype=np.uint64)
+    ints = np.empty(biggest, dtype=np.int64)  # positions
+    entries = np.empty(size * sizeof(Entry), dtype=np.uint8)
     found = np.zeros(judged, dtype=np.uint8)
     cdef uint8_t[::1] kv = keys
     cdef int64_t[::1] iv = ints
-    cdef uint64_t[::1] hv = hashes
+    cdef uint8_t[::1] ev = entries
     cdef uint8_t[::1] fv = found
     cdef Key* ka = <Key*>&kv[0]
     cdef Key* kt = ka + biggest
     cdef int64_t* pos = &iv[0]
-    cdef int64_t* trow = pos + biggest
-    cdef uint64_t* thash = &hv[0]
+    cdef Entry* table = <Entry*>&ev[0]
     cdef uint8_t* met = &fv[0]
     cdef const uint8_t* rb = &rbuf[0] if rbuf.shape[0] else NULL
     cdef Order o
     o.buf = rb
-    o.dstart = &dstart[0] if dstart.shape[0] else NULL
-    o.dlen = &dlen[0] if dlen.shape[0] else NULL
     with nogil:
         for i in range(n_emit):
             t = emit_run[i]
@@ -249,20 +247,20 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score, const uint64_t[
                 size = _table_size(q_bounds[u + 1] - q_bounds[u])
                 mask = size - 1
                 for k in range(size):
-                    trow[k] = -1
+                    table[k].row = -1
                 for k in range(q_bounds[u], q_bounds[u + 1]):
                     j = q_order[k]
-                    x = q_hash[j] & mask
-                    while trow[x] >= 0:
+                    h = _doc_hash(&qbuf[0], nq, q_start[j], q_len[j], hash_mask)
+                    x = h & mask
+                    while table[x].row >= 0:
                         x = (x + 1) & mask
-                    trow[x] = k - q_bounds[u]
-                    thash[x] = q_hash[j]
+                    table[x].row = k - q_bounds[u]
+                    table[x].hash = h
                     met[k - q_bounds[u]] = 0
             if t >= 0:
                 lo, hi = bounds[t], bounds[t + 1]
                 m = hi - lo
-                o.rows = &order[lo]
-                _keys(rb, &score[0], o.dstart, o.dlen, o.rows, m, f32, ka)
+                _keys(rb, &score[0], &dstart[0], &dlen[0], &order[lo], m, f32, ka)
                 _sort(&o, ka, kt, m)
                 if not in_order:
                     for k in range(m):  # each row's rank in trec_eval's order
@@ -279,13 +277,14 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score, const uint64_t[
                     r = order[lo + k]
                     lab = 0.0
                     if u >= 0:
-                        x = dhash[r] & mask
-                        while trow[x] >= 0:
-                            if thash[x] == dhash[r]:
-                                j = q_order[q_bounds[u] + trow[x]]
+                        h = _doc_hash(rb, nr, dstart[r], dlen[r], hash_mask)
+                        x = h & mask
+                        while table[x].row >= 0:
+                            if table[x].hash == h:
+                                j = q_order[q_bounds[u] + table[x].row]
                                 if q_len[j] == dlen[r] and \
                                         _same(&qbuf[0] + q_start[j], rb + dstart[r], dlen[r]):
-                                    met[trow[x]] = 1
+                                    met[table[x].row] = 1
                                     lab = <double>q_rel[j]
                                     break
                             x = (x + 1) & mask

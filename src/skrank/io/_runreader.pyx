@@ -10,9 +10,9 @@ Python per line:
 * a run line is ``qid Q0 docno rank score tag`` (six fields or more: the ones after the tag
   are ignored); a qrels line ``qid iter docno rel`` (exactly four fields);
 * topic ids are dictionary-encoded in order of first appearance (the previous line's topic
-  is compared first: topics come in blocks); each document id is kept as its 64-bit hash,
-  its offset and its length in the buffer (no per-file dictionary of documents: the join
-  probes a table of the qrels instead, comparing the bytes on a hash match);
+  is compared first: topics come in blocks); each document id is kept as its offset and
+  its length in the buffer (no per-file dictionary of documents: the join hashes them and
+  probes a table of the topic's judgements, comparing the bytes on a hash match);
 * scores are float64 by the grammar ``[+-]?(digits[.digits]|.digits)([eE][+-]?digits)?``
   (no ``1_5``, no non-ASCII digits, no hex), correctly rounded: an exact fast path (at most 19
   significant digits, mantissa <= 2**53, power of ten <= 1e22), else Lemire's 128-bit
@@ -49,6 +49,11 @@ cdef extern from *:
     uint64_t rr_mul(uint64_t a, uint64_t b, uint64_t* lo) noexcept nogil
     int rr_clz(uint64_t x) noexcept nogil
     double rr_bits(uint64_t b) noexcept nogil
+
+# row numbers of a run's rows grouped by topic: int32 below 2**31 rows (memory), else int64
+ctypedef fused index_t:
+    int32_t
+    int64_t
 
 # why a line is bad (0: it is not)
 cdef enum:
@@ -491,7 +496,6 @@ cdef struct Parse:
     int64_t end
     bint qrels
     int32_t* qcode
-    uint64_t* dhash
     int64_t* dstart
     int32_t* dlen
     double* score
@@ -506,7 +510,6 @@ cdef struct Parse:
     int64_t run_row          # the last run of rows of one topic: its first row,
     int64_t run_at           # where its first line starts
     int64_t run_line         # and that line's number
-    uint64_t hash_mask
     Dict topics
 
 
@@ -594,7 +597,6 @@ cdef void _parse(Parse* P) noexcept nogil:
             last_code, last_q0, last_q1 = code, q0, q1
             P.run_row, P.run_at, P.run_line = row, ls, line
         P.qcode[row] = code
-        P.dhash[row] = _hash(b + d0, d1 - d0, b + end) & P.hash_mask
         P.dstart[row] = d0
         P.dlen[row] = <int32_t>(d1 - d0)
         if qrels:
@@ -618,17 +620,18 @@ class Parsed:
         self.__dict__.update(kw)
 
 
-def parse(buffer, int64_t begin, int64_t end, bint qrels,
-          uint64_t hash_mask=0xFFFFFFFFFFFFFFFF):
+def parse(buffer, int64_t begin, int64_t end, bint qrels, out=None, int64_t row0=0):
     """Parse ``buffer[begin:end]`` (run lines, or qrels lines when ``qrels``).
 
-    Returns a :class:`Parsed`: ``qcode`` (int32, first appearance order), ``dhash``
-    (uint64), ``dstart`` (int64), ``dlen`` (int32), ``score`` (float64; runs) or ``rel``
-    (int64; qrels), ``topics`` (list of bytes), ``tag`` (bytes: the last row's tag),
-    ``n_lines``; ``bad`` (0, or ``BAD_*``), ``bad_line`` (counted from 1 at ``begin``) and
-    ``bad_at`` (where that line starts); ``run_row``, ``run_at``, ``run_line``: the first
-    row, offset and line of the last run of rows of one topic. ``hash_mask`` keeps bits of
-    the document hashes (fewer: collisions, for tests).
+    Returns a :class:`Parsed`: ``qcode`` (int32, first appearance order), ``dstart``
+    (int64) and ``dlen`` (int32: where each document id is in ``buffer``), ``score``
+    (float64; runs) or ``rel`` (int64; qrels), ``topics`` (list of bytes), ``tag`` (bytes:
+    the last row's tag), ``n_lines``; ``bad`` (0, or ``BAD_*``), ``bad_line`` (counted from
+    1 at ``begin``) and ``bad_at`` (where that line starts); ``run_row``, ``run_at``,
+    ``run_line``: the first row, offset and line of the last run of rows of one topic.
+
+    ``out`` (``(qcode, dstart, dlen, values)``, see :func:`capacity`) receives the rows from
+    row ``row0`` on instead of new arrays (the returned ones are views of it).
     """
     cdef const uint8_t[::1] buf
     cdef int64_t cap
@@ -636,14 +639,16 @@ def parse(buffer, int64_t begin, int64_t end, bint qrels,
     if end <= begin:
         buffer, begin, end = b"\n", 0, 1
     buf = buffer
-    cap = (end - begin) // (8 if qrels else 12) + 2
-    qcode = np.empty(cap, dtype=np.int32)
-    dhash = np.empty(cap, dtype=np.uint64)
-    dstart = np.empty(cap, dtype=np.int64)
-    dlen = np.empty(cap, dtype=np.int32)
-    values = np.empty(cap, dtype=np.int64 if qrels else np.float64)
+    cap = capacity(end - begin, qrels)
+    if out is None:
+        out = (np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int64),
+               np.empty(cap, dtype=np.int32),
+               np.empty(cap, dtype=np.int64 if qrels else np.float64))
+        row0 = 0
+    qcode, dstart, dlen, values = (a[row0:] for a in out)
+    if min(len(a) for a in (qcode, dstart, dlen, values)) < cap:
+        raise ValueError("parse: the output arrays are too short")
     cdef int32_t[::1] vq = qcode
-    cdef uint64_t[::1] vh = dhash
     cdef int64_t[::1] vs = dstart
     cdef int32_t[::1] vl = dlen
     cdef double[::1] vf
@@ -656,8 +661,8 @@ def parse(buffer, int64_t begin, int64_t end, bint qrels,
         vf = values
         P.score = &vf[0]
     P.base = &buf[0]
-    P.begin, P.end, P.qrels, P.hash_mask = begin, end, qrels, hash_mask
-    P.qcode, P.dhash, P.dstart, P.dlen = &vq[0], &vh[0], &vs[0], &vl[0]
+    P.begin, P.end, P.qrels = begin, end, qrels
+    P.qcode, P.dstart, P.dlen = &vq[0], &vs[0], &vl[0]
     if _dict_init(&P.topics) < 0:
         _dict_free(&P.topics)
         raise MemoryError
@@ -672,12 +677,49 @@ def parse(buffer, int64_t begin, int64_t end, bint qrels,
         _dict_free(&P.topics)
     n = P.n_rows
     return Parsed(
-        qcode=qcode[:n], dhash=dhash[:n], dstart=dstart[:n], dlen=dlen[:n],
+        qcode=qcode[:n], dstart=dstart[:n], dlen=dlen[:n],
         **{"rel" if qrels else "score": values[:n]}, topics=topics,
         tag=bytes(buf[P.tag_start:P.tag_end]), n_rows=n, n_lines=P.n_lines,
         bad=P.bad_kind, bad_line=P.bad_line, bad_at=P.bad_at,
         run_row=P.run_row, run_at=P.run_at, run_line=P.run_line,
     )
+
+
+def capacity(int64_t size, bint qrels):
+    """The most rows ``size`` bytes of run (qrels) lines can hold."""
+    return size // (8 if qrels else 12) + 2
+
+
+def group_rows(const int32_t[::1] codes, int64_t n_groups, bint wide=False):
+    """``(order, bounds)``: the rows of code ``c`` are ``order[bounds[c]:bounds[c + 1]]``, in
+    row order (a counting sort). ``order`` is int32 below 2**31 rows unless ``wide``."""
+    cdef int64_t n = codes.shape[0], i, c
+    bounds = np.zeros(n_groups + 1, dtype=np.int64)
+    cdef int64_t[::1] b = bounds
+    with nogil:
+        for i in range(n):
+            b[codes[i] + 1] += 1
+        for c in range(n_groups):
+            b[c + 1] += b[c]
+    order = np.empty(n, dtype=np.int64 if wide or n >= (1 << 31) else np.int32)
+    if order.dtype == np.int32:
+        _scatter[int32_t](codes, b, order)
+    else:
+        _scatter[int64_t](codes, b, order)
+    with nogil:
+        for c in range(n_groups, 0, -1):
+            b[c] = b[c - 1]
+        b[0] = 0
+    return order, bounds
+
+
+cdef void _scatter(const int32_t[::1] codes, int64_t[::1] b, index_t[::1] o) noexcept:
+    cdef int64_t i, c
+    with nogil:
+        for i in range(codes.shape[0]):
+            c = codes[i]
+            o[b[c]] = <index_t>i
+            b[c] += 1
 
 
 include "_runjoin.pxi"
