@@ -154,8 +154,10 @@ class Joined:
     """One batch of whole topics joined with the judgements, grouped by topic.
 
     Rows are grouped by ``code`` (ascending: topics sorted as strings); within a topic the
-    retrieved documents come first in file order, then the judged documents not retrieved,
-    in qrels order. ``tiekey`` orders documents by id (as strings) within a topic.
+    retrieved documents come first in file order (or in trec_eval's order, from
+    ``skrank.io._runfile.join_batch(in_order=True)``), then the judged documents not
+    retrieved, in qrels order. ``tiekey`` is unique within a topic, and among rows of equal
+    score the greater key has the greater document id (``ties="docid"`` ranks it first).
     """
 
     topics: np.ndarray

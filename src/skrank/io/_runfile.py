@@ -5,8 +5,9 @@ into a :class:`QrelsFile` (its bytes and its rows, grouped by topic); a
 run is read in batches of whole topics while its topics come in contiguous blocks
 (:func:`iter_topic_batches`, raising :class:`Interleaved` when a topic comes back) or whole
 (:func:`read_run_whole`, then :meth:`RunRows.topic_batches`). :func:`join_batch` joins a
-batch with the qrels into the flat arrays :func:`skrank.evaluate` takes, in the layout of
-:class:`~skrank.io._align.Joined`.
+batch with the qrels into the flat arrays :func:`skrank.evaluate` takes, a
+:class:`~skrank.io._align.Joined` (``doc_rows``: the run's row, or ``-1 - j`` for
+judgement ``j``; no ``doc_source``).
 
 The parsing rules and the messages are those of the pyarrow readers of ``_trec.py``: every
 data error names the file and the line.
@@ -25,6 +26,7 @@ import numpy as np
 
 from ..exceptions import InputError
 from . import _runreader as R
+from ._align import Joined
 from ._arrow import open_binary
 from ._common import Source, source_name, where
 
@@ -454,37 +456,11 @@ def _check_new_topics(batch: RunRows, seen: set[str]) -> None:
 # ------------------------------------------------------------------------------ join
 
 
-@dataclass
-class JoinedBatch:
-    """One batch of whole topics joined with the judgements, grouped by topic.
-
-    The layout of :class:`~skrank.io._align.Joined`: rows grouped by ``code`` (topics sorted
-    as strings); within a topic the retrieved documents in file order, then the judged
-    documents not retrieved, in qrels order (the retrieved ones in trec_eval's order with
-    ``join_batch(in_order=True)``). ``tiekey`` puts the retrieved rows in trec_eval's order
-    under ``ties="docid"``.
-    """
-
-    topics: np.ndarray
-    code: np.ndarray
-    tiekey: np.ndarray
-    y_true: np.ndarray
-    y_score: np.ndarray
-    retrieved: np.ndarray
-    run_only: np.ndarray
-    judged: np.ndarray
-    n_negative: int
-    candidates: np.ndarray
-
-    def __len__(self) -> int:
-        return int(self.code.shape[0])
-
-
 def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore",
                max_docs: int | None = None, float32: bool = False, in_order: bool = False,
                extra_topics: np.ndarray | None = None,
                grouped: tuple[np.ndarray, np.ndarray] | None = None,
-               topics: np.ndarray | None = None) -> JoinedBatch:
+               topics: np.ndarray | None = None) -> Joined:
     """Join a batch of whole topics of a run with their judgements.
 
     ``grouped`` is the run's ``(order, bounds)`` (see :meth:`RunRows.grouped`), ``topics``
@@ -549,8 +525,9 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
         0 if max_docs is None else int(max_docs), float32, in_order,
         code, tiekey, y_true, y_score, retrieved, src, candidates, qrels.hash_mask,
     )
-    return JoinedBatch(
+    return Joined(
         topics=topics, code=code[:n], tiekey=tiekey[:n], y_true=y_true[:n],
-        y_score=y_score[:n], retrieved=retrieved[:n].view(bool), run_only=run_only_topics,
-        judged=tq[judged], n_negative=int(n_negative), candidates=candidates,
+        y_score=y_score[:n], retrieved=retrieved[:n].view(bool), doc_source=None,
+        doc_rows=src[:n], run_only=run_only_topics, judged=tq[judged],
+        n_negative=int(n_negative), candidates=candidates,
     )

@@ -313,6 +313,12 @@ cdef inline int64_t _blanks(const uint8_t* b, int64_t p, int64_t end) noexcept n
     return p
 
 
+cdef inline int64_t _next(const uint8_t* b, int64_t p, int64_t end) noexcept nogil:
+    """The start of the field after the blanks at ``p``, or -1 at the end of the line."""
+    p = _blanks(b, p, end)
+    return -1 if p >= end or CLS[b[p]] == 2 else p
+
+
 cdef inline int64_t _line_end(const uint8_t* b, int64_t p, int64_t end) noexcept nogil:
     """Position after the line end at or after ``p`` (CRLF counts once)."""
     while p < end and CLS[b[p]] != 2:
@@ -376,6 +382,29 @@ cdef int _special(const uint8_t* b, int64_t p, int64_t end) noexcept nogil:
     return B_NUMBER
 
 
+cdef inline int64_t _digits(const uint8_t* b, int64_t q, int64_t end, bint fraction,
+                            uint64_t* mant, int* nd, int* digits, int64_t* exp10,
+                            bint* inexact) noexcept nogil:
+    """Read the digits at ``q`` (of the integer part, or of the fraction) into a mantissa of
+    at most 19 significant digits and its power of ten; return the position after them."""
+    cdef uint8_t c
+    while q < end and 48 <= b[q] <= 57:
+        c = b[q] - 48
+        digits[0] += 1
+        if nd[0] < 19:
+            if mant[0] or c:
+                mant[0] = mant[0] * 10 + c
+                nd[0] += 1
+            if fraction:
+                exp10[0] -= 1
+        else:
+            if not fraction:
+                exp10[0] += 1
+            inexact[0] = True
+        q += 1
+    return q
+
+
 cdef inline int64_t _score(const uint8_t* b, int64_t p, int64_t end, double* out,
                            int* bad) noexcept nogil:
     """Parse the score at ``p``; return the position after it, or set ``bad``."""
@@ -390,30 +419,9 @@ cdef inline int64_t _score(const uint8_t* b, int64_t p, int64_t end, double* out
     if q < end and (b[q] == 43 or b[q] == 45):  # + -
         neg = b[q] == 45
         q += 1
-    while q < end and 48 <= b[q] <= 57:
-        c = b[q] - 48
-        digits += 1
-        if nd < 19:
-            if mant or c:
-                mant = mant * 10 + c
-                nd += 1
-        else:
-            exp10 += 1
-            inexact = True
-        q += 1
+    q = _digits(b, q, end, False, &mant, &nd, &digits, &exp10, &inexact)
     if q < end and b[q] == 46:  # .
-        q += 1
-        while q < end and 48 <= b[q] <= 57:
-            c = b[q] - 48
-            digits += 1
-            if nd < 19:
-                if mant or c:
-                    mant = mant * 10 + c
-                    nd += 1
-                exp10 -= 1
-            else:
-                inexact = True
-            q += 1
+        q = _digits(b, q + 1, end, True, &mant, &nd, &digits, &exp10, &inexact)
     if digits == 0:
         bad[0] = _special(b, p, end)
         return q
@@ -537,50 +545,40 @@ cdef void _parse(Parse* P) noexcept nogil:
             continue
         acc = 0
         q0 = p
-        p = _token_or(b, p, end, &acc)                   # qid
-        q1 = p
-        p = _blanks(b, p, end)
-        if p >= end or CLS[b[p]] == 2:
-            bad = B_FIELDS
-            break
-        p = _blanks(b, _token(b, p, end), end)           # Q0 / iter
-        if p >= end or CLS[b[p]] == 2:
+        q1 = _token_or(b, p, end, &acc)                  # qid
+        p = _next(b, q1, end)                            # Q0 / iter
+        if p >= 0:
+            p = _next(b, _token(b, p, end), end)         # docno
+        if p < 0:
             bad = B_FIELDS
             break
         d0 = p
-        p = _token_or(b, p, end, &acc)                   # docno
-        d1 = p
-        p = _blanks(b, p, end)
-        if p >= end or CLS[b[p]] == 2:
+        d1 = _token_or(b, p, end, &acc)
+        p = _next(b, d1, end)                            # rel / rank
+        if p >= 0 and not qrels:
+            p = _next(b, _token(b, p, end), end)         # score
+        if p < 0:
             bad = B_FIELDS
             break
         if qrels:
-            p = _label(b, p, end, &lab, &bad)            # rel
-            if not bad:
-                p = _blanks(b, p, end)
-                if p < end and CLS[b[p]] != 2:
-                    bad = B_FIELDS                     # more than four fields
+            p = _label(b, p, end, &lab, &bad)
+            if not bad and _next(b, p, end) >= 0:
+                bad = B_FIELDS                           # more than four fields
         else:
-            p = _blanks(b, _token(b, p, end), end)       # rank
-            if p >= end or CLS[b[p]] == 2:
-                bad = B_FIELDS
-                break
-            p = _score(b, p, end, &v, &bad)              # score
+            p = _score(b, p, end, &v, &bad)
             if not bad:
-                p = _blanks(b, p, end)
-                if p >= end or CLS[b[p]] == 2:
+                t0 = _next(b, p, end)                    # tag
+                if t0 < 0:
                     bad = B_FIELDS
                 else:
-                    t0 = p
-                    p = _token(b, p, end)                # tag
-                    t1 = p
+                    p = t1 = _token(b, t0, end)
         if bad:
             if bad != B_FIELDS and bad != B_MEMORY:
                 # a bad value on a line of the wrong length: the count is what is wrong (a
                 # run line of five fields, a qrels line of more than four)
-                q0 = _blanks(b, _token(b, p, end), end)
-                if (q0 >= end or CLS[b[q0]] == 2) != qrels:
+                if (_next(b, _token(b, p, end), end) < 0) != qrels:
                     bad = B_FIELDS
+            t0 = t1 = 0
             break
         p = _line_end(b, p, end)
         if acc & 0x80 and not (_utf8(b + q0, q1 - q0) and _utf8(b + d0, d1 - d0)):
