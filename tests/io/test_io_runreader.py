@@ -391,3 +391,20 @@ def test_prefetched_stops_when_the_caller_stops():
         if x == 3:
             break
     assert closed == [True]
+
+
+@pytest.mark.parametrize("chunk", [1, 9, 1 << 20])
+def test_qrels_read_in_chunks(monkeypatch, tmp_path, chunk):
+    text = (DATA / "qrels.test").read_text()
+    path = _write(tmp_path, "\ufeff" + text.replace("\n", "\r\n"), "qrels.txt")
+    monkeypatch.setattr(skrank.io._runfile, "_WHOLE_CHUNK", chunk)
+    qrels = read_qrels_file(path)
+    ref = read_qrels(path)
+    rows = range(len(qrels))  # file order
+    topic_of_row = np.repeat(np.arange(qrels.n_topics), np.diff(qrels.bounds))
+    topic = np.empty(len(qrels), dtype=np.int64)
+    topic[qrels.order] = topic_of_row
+    assert qrels.topics[topic].tolist() == ref.qid.tolist()
+    assert [qrels.doc(int(r)) for r in rows] == ref.doc_id.tolist()
+    assert qrels.rel.tolist() == ref.rel.tolist()
+    assert [qrels.lines(int(r)) for r in (0, len(qrels) - 1)] == [1, len(ref)]

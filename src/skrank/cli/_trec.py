@@ -111,6 +111,7 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
                 joined = join_batch(qrels, rows, run_only=args.run_only,
                                     max_docs=args.max_docs, float32=float32,
                                     in_order=docid, grouped=grouped, topics=topics)
+                qrels.release()
                 del rows
                 seen[joined.judged] = True
                 run_only.append(joined.run_only)

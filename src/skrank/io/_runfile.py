@@ -153,9 +153,10 @@ def _read_stream(stream: Any, size: int, name: str) -> bytes:
 class QrelsFile:
     """A qrels file read for joining: its bytes, its rows, grouped by topic, and a table.
 
-    ``topics`` are the distinct topic ids sorted as strings (trec_eval's order); ``topic``
-    holds each row's index among them; the judgements of topic ``t`` are rows
-    ``order[bounds[t]:bounds[t + 1]]`` (in file order).
+    ``topics`` are the distinct topic ids sorted as strings (trec_eval's order); the
+    judgements of topic ``t`` are rows ``order[bounds[t]:bounds[t + 1]]`` (in file order).
+    The pages of a mapped file are given back after reading and after each batch
+    (:meth:`release`): the join reads those of the topics it meets again.
     """
 
     source: str
@@ -163,7 +164,6 @@ class QrelsFile:
     begin: int
     topics: np.ndarray
     code_of: dict[str, int]
-    topic: np.ndarray
     dstart: np.ndarray
     dlen: np.ndarray
     rel: np.ndarray
@@ -190,6 +190,15 @@ class QrelsFile:
         start = int(self.dstart[row])
         return bytes(self.buf[start: start + int(self.dlen[row])]).decode("utf-8")
 
+    def release(self) -> None:
+        _release(self.buf)
+
+
+def _release(buf: Any) -> None:
+    """Give the pages of a mapped file back (they are read again where needed)."""
+    if isinstance(buf, mmap.mmap):
+        buf.madvise(mmap.MADV_DONTNEED)
+
 
 def _sorted_topics(names: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     """The topic ids as sorted strings, and the rank of each (in first-appearance order)."""
@@ -206,25 +215,26 @@ def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
     not an integer, or a document judged twice for a topic.
     """
     name = source_name(source)
-    src = _read_all(source)
+    src, (qcode, dstart, dlen, rel), names, _, n = _parse_whole(source, True)
     buf = src.buf
-    parsed = _parse(buf, src.begin, len(buf), name, 1, True)
-    if not parsed.n_rows:
+    if not n:
         raise InputError(f"{name}: no judgements (the file is empty or only has comments).")
-    topics, ranks = _sorted_topics(parsed.topics)
-    topic = ranks.astype(np.int32)[parsed.qcode]
-    order, bounds = R.group_rows(topic, len(topics), True)
+    topics, ranks = _sorted_topics(names)
+    np.take(ranks.astype(np.int32), qcode, out=qcode)
+    order, bounds = R.group_rows(qcode, len(topics))
+    del qcode
     out = QrelsFile(name, buf, src.begin, topics,
-                    {t: i for i, t in enumerate(topics.tolist())}, topic, parsed.dstart,
-                    parsed.dlen, parsed.rel, order, bounds, hash_mask)
-    a, b, _ = R.first_repeat(buf, parsed.dstart, parsed.dlen, order, bounds,
+                    {t: i for i, t in enumerate(topics.tolist())}, dstart, dlen, rel, order,
+                    bounds, hash_mask)
+    a, b, t = R.first_repeat(buf, out.dstart, out.dlen, order, bounds,
                              np.arange(len(topics), dtype=np.int64), hash_mask)
     if b >= 0:
         raise InputError(
             f"{where(name, out.lines(b))}: document {out.doc(b)!r} is judged twice for query "
-            f"{str(topics[topic[b]])!r} (first on line {out.lines(a)}); trec_eval refuses "
+            f"{str(topics[t])!r} (first on line {out.lines(a)}); trec_eval refuses "
             "duplicate judgements too."
         )
+    out.release()
     return out
 
 
@@ -267,9 +277,7 @@ class RunRows:
         return R.group_rows(self.qcode, len(self.topics))
 
     def release(self) -> None:
-        """Give the pages of a mapped file back (they are read again where needed)."""
-        if isinstance(self.buf, mmap.mmap):
-            self.buf.madvise(mmap.MADV_DONTNEED)
+        _release(self.buf)
 
 
 def _rows(name: str, buf: Any, begin: int, first_line: int, parsed: Any, stop: int,
@@ -298,24 +306,25 @@ def _chunk_end(buf: Any, start: int, size: int) -> int:
     return cut + 1
 
 
-def read_run_whole(source: Source, *, hash_mask: int = _ALL_BITS) -> tuple[RunRows, str, int]:
-    """Read a whole run: ``(rows, tag of the last line, number of rows)``.
+def _parse_whole(source: Source, qrels: bool) -> tuple[Any, Any, list[bytes], bytes, int]:
+    """Parse a whole file: ``(buffer, arrays, topics, tag of the last row, rows)``.
 
-    The buffer is parsed a chunk at a time into one set of arrays, the topic codes of each
-    chunk mapped to the file's; the pages of a mapped file are given back behind the
-    parser, so that the file's text need not stay in memory with its rows.
+    The buffer is parsed a chunk at a time into one set of arrays (``qcode``, ``dstart``,
+    ``dlen``, scores or labels), the topic codes of each chunk mapped to the file's (first
+    appearance order); the pages of a mapped file are given back behind the parser, so that
+    the file's text need not stay in memory with its rows.
     """
     name = source_name(source)
     src = _read_all(source)
     buf, size = src.buf, len(src.buf)
-    cap = R.capacity(size - src.begin, False) + 2 * (size // _WHOLE_CHUNK + 2)
+    cap = R.capacity(size - src.begin, qrels) + 2 * (size // _WHOLE_CHUNK + 2)
     out = (np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int64),
-           np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.float64))
+           np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int64 if qrels else np.float64))
     codes: dict[bytes, int] = {}
     row, line, pos, tag = 0, 1, src.begin, b""
     while pos < size:
         end = _chunk_end(buf, pos, size)
-        parsed = _parse(buf, pos, end, name, line, False, out, row)
+        parsed = _parse(buf, pos, end, name, line, qrels, out, row)
         if parsed.n_rows:
             local = out[0][row: row + parsed.n_rows]
             to_file = np.array([codes.setdefault(t, len(codes)) for t in parsed.topics],
@@ -328,9 +337,16 @@ def read_run_whole(source: Source, *, hash_mask: int = _ALL_BITS) -> tuple[RunRo
             page = (pos // mmap.PAGESIZE) * mmap.PAGESIZE
             buf.madvise(mmap.MADV_DONTNEED, page, end - page)
         pos = end
-    rows = RunRows(name, buf, src.begin, 1, out[0][:row], out[1][:row], out[2][:row],
-                   out[3][:row], [t.decode("utf-8") for t in codes], hash_mask)
-    return rows, tag.decode("utf-8", "replace"), row
+    return src, tuple(a[:row] for a in out), list(codes), tag, row
+
+
+def read_run_whole(source: Source, *, hash_mask: int = _ALL_BITS) -> tuple[RunRows, str, int]:
+    """Read a whole run: ``(rows, tag of the last line, number of rows)`` (see
+    :func:`_parse_whole`)."""
+    src, (qcode, dstart, dlen, score), topics, tag, n = _parse_whole(source, False)
+    rows = RunRows(source_name(source), src.buf, src.begin, 1, qcode, dstart, dlen, score,
+                   [t.decode("utf-8") for t in topics], hash_mask)
+    return rows, tag.decode("utf-8", "replace"), n
 
 
 def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: Any, *,
@@ -485,7 +501,7 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
             )
         names = [run.topics[t] for t in present.tolist()]
     else:
-        order = bounds = np.zeros(1, dtype=np.int64)
+        order, bounds = np.zeros(1, dtype=qrels.order.dtype), np.zeros(1, dtype=np.int64)
         present = np.zeros(0, dtype=np.int64)
         names = []
     tq = np.array([qrels.code_of.get(t, -1) for t in names], dtype=np.int64)
@@ -515,13 +531,16 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     src = np.empty(cap, dtype=np.int64)
     candidates = np.zeros(len(emit_names), dtype=np.int64)
     empty8 = np.zeros(0, dtype=np.uint8)
+    q_order = qrels.order
+    if q_order.dtype != order.dtype:  # one of them holds 2**31 rows or more
+        order, q_order = order.astype(np.int64), q_order.astype(np.int64)
     n, n_negative, _ = R.join_batch(
         run.buf if run is not None and len(run) else empty8,
         run.score if run is not None else np.zeros(0),
         run.dstart if run is not None else np.zeros(0, dtype=np.int64),
         run.dlen if run is not None else np.zeros(0, dtype=np.int32),
         order, bounds, emit_run, emit_qrels,
-        qrels.buf, qrels.dstart, qrels.dlen, qrels.rel, qrels.order, qrels.bounds,
+        qrels.buf, qrels.dstart, qrels.dlen, qrels.rel, q_order, qrels.bounds,
         0 if max_docs is None else int(max_docs), float32, in_order,
         code, tiekey, y_true, y_score, retrieved, src, candidates, qrels.hash_mask,
     )
