@@ -42,7 +42,9 @@ _QRELS_LAYOUT = ("4", "qid iter docno rel")
 #: all the bits of the document hashes (tests keep fewer, to force collisions)
 _ALL_BITS = (1 << 64) - 1
 #: a file read whole is parsed this many bytes at a time, its pages given back behind
+#: (where the system has madvise: not on Windows, whose mapped pages stay)
 _WHOLE_CHUNK = 32 << 20
+_CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED")
 
 
 class Interleaved(Exception):
@@ -125,8 +127,9 @@ def _read_all(source: Source) -> _Source:
     fh = _plain_file(source)
     if fh is not None:
         with fh:
-            mm = mmap.mmap(fh.fileno(), 0, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ)
-        mm.madvise(mmap.MADV_SEQUENTIAL)
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        if hasattr(mmap, "MADV_SEQUENTIAL"):
+            mm.madvise(mmap.MADV_SEQUENTIAL)
         return _Source(mm, 3 if mm[:3] == _BOM else 0)
     stream, owned = open_binary(source)
     try:
@@ -196,7 +199,7 @@ class QrelsFile:
 
 def _release(buf: Any) -> None:
     """Give the pages of a mapped file back (they are read again where needed)."""
-    if isinstance(buf, mmap.mmap):
+    if isinstance(buf, mmap.mmap) and _CAN_RELEASE:
         buf.madvise(mmap.MADV_DONTNEED)
 
 
@@ -333,7 +336,7 @@ def _parse_whole(source: Source, qrels: bool) -> tuple[Any, Any, list[bytes], by
             tag = parsed.tag
         row += parsed.n_rows
         line += parsed.n_lines
-        if isinstance(buf, mmap.mmap):
+        if isinstance(buf, mmap.mmap) and _CAN_RELEASE:
             page = (pos // mmap.PAGESIZE) * mmap.PAGESIZE
             buf.madvise(mmap.MADV_DONTNEED, page, end - page)
         pos = end

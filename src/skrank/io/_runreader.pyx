@@ -38,12 +38,25 @@ cdef extern from "math.h" nogil:
 
 cdef extern from *:
     """
+    #if defined(_MSC_VER) && !defined(__clang__)
+    #include <intrin.h>
+    static inline uint64_t rr_mul(uint64_t a, uint64_t b, uint64_t* lo) {
+        *lo = a * b;
+        return __umulh(a, b);
+    }
+    static inline int rr_clz(uint64_t x) {
+        unsigned long i;
+        _BitScanReverse64(&i, x);
+        return 63 - (int)i;
+    }
+    #else
     static inline uint64_t rr_mul(uint64_t a, uint64_t b, uint64_t* lo) {
         unsigned __int128 r = (unsigned __int128)a * b;
         *lo = (uint64_t)r;
         return (uint64_t)(r >> 64);
     }
     static inline int rr_clz(uint64_t x) { return __builtin_clzll(x); }
+    #endif
     static inline double rr_bits(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
     """
     uint64_t rr_mul(uint64_t a, uint64_t b, uint64_t* lo) noexcept nogil
