@@ -156,3 +156,19 @@ def test_eval_without_comparison_imports_no_scipy_stats_nor_matplotlib():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_trec_eval_imports_no_pyarrow_pandas_tqdm_nor_numpy_ma():
+    # the TREC path reads with skrank's compiled reader; off a terminal there is no bar to
+    # draw; np.unique (which imports numpy.ma) is not on the path
+    code = (
+        "import sys\n"
+        "from skrank.cli import main\n"
+        f"main(['eval', '--preset', 'trec_eval', '-m', 'map', '-m', 'ndcg_cut.10', "
+        f"{str(TREC / 'qrels.test')!r}, {str(TREC / 'results.test')!r}])\n"
+        "print(sorted(m for m in ('pyarrow', 'pandas', 'tqdm', 'numpy.ma') "
+        "if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,9 +92,11 @@ def unmasked(name: str, value, caller: str | None):
     as if they were data, and dropping those rows silently would change every query they
     belong to.
     """
-    if not isinstance(value, np.ma.MaskedArray):
+    # a masked array means numpy.ma is imported: no need to import it (it is slow) to check
+    ma = sys.modules.get("numpy.ma")
+    if ma is None or not isinstance(value, ma.MaskedArray):
         return value
-    mask = np.ma.getmaskarray(value).ravel()
+    mask = ma.getmaskarray(value).ravel()
     if mask.any():
         rows = np.flatnonzero(mask)
         raise InputError(
@@ -103,7 +106,7 @@ def unmasked(name: str, value, caller: str | None):
             f"(first at row {int(rows[0])}) instead. Drop those rows from every input, or "
             "fill them (.filled(value))."
         )
-    return np.ma.getdata(value)
+    return ma.getdata(value)
 
 
 def as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:

@@ -28,6 +28,12 @@ AUTO_DELAY = 2.0
 PROGRESS = [InstanceOf(bool, "a bool (True: always, False: never)"), None]
 
 
+def _on_terminal() -> bool:
+    """Whether standard error is a terminal (tqdm's test for ``disable=None``)."""
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty is not None and isatty())
+
+
 class Bar:
     """A bar that does nothing (``progress=False``): same methods as the tqdm bar used."""
 
@@ -71,8 +77,8 @@ def progress_bar(total: int, progress: bool | None, desc: str, unit: str = "it")
     ...     for _ in range(3):
     ...         bar.update()
     """
-    if progress is False:
-        return Bar()
+    if progress is False or (progress is None and not _on_terminal()):
+        return Bar()  # what tqdm's disable=None gives off a terminal, without importing it
     from tqdm import tqdm
 
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
