@@ -249,6 +249,8 @@ class RunRows:
     """Rows of a run read from ``buf`` (from ``begin``, line ``first_line``): topic codes
     (into ``topics``, first appearance order), the offsets and lengths of the document ids,
     scores. ``hash_mask``: the bits of the document hashes the join keeps (all but in tests).
+    ``checked``: the rows grouped by topic (:meth:`grouped`) and checked for repeated
+    documents already (by the reading thread), or None.
     """
 
     source: str
@@ -261,6 +263,7 @@ class RunRows:
     score: np.ndarray
     topics: list[str]
     hash_mask: int = _ALL_BITS
+    checked: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return int(self.score.shape[0])
@@ -281,6 +284,23 @@ class RunRows:
 
     def release(self) -> None:
         _release(self.buf)
+
+    def check(self, order: np.ndarray, bounds: np.ndarray, topics: np.ndarray) -> None:
+        """Raise on the earliest document repeated within one of ``topics``, naming both
+        lines (``order`` and ``bounds``: see :meth:`grouped`)."""
+        a, b, t = R.first_repeat(self.buf, self.dstart, self.dlen, order, bounds, topics,
+                                 self.hash_mask)
+        if b >= 0:
+            raise InputError(
+                f"{where(self.source, self.lines(b))}: document {self.doc(b)!r} is retrieved "
+                f"twice for query {self.topics[t]!r} (first on line {self.lines(a)}); "
+                "trec_eval refuses duplicate documents too."
+            )
+
+
+def _present(bounds: np.ndarray) -> np.ndarray:
+    """The topics with rows."""
+    return np.flatnonzero(bounds[1:] > bounds[:-1])
 
 
 def _rows(name: str, buf: Any, begin: int, first_line: int, parsed: Any, stop: int,
@@ -399,6 +419,10 @@ def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: 
             stop = parsed.n_rows if eof else parsed.run_row
             batch = _rows(name, data, 0, line, parsed, stop, hash_mask)
             _check_new_topics(batch, seen)
+            if stop:  # here, in the reading thread, rather than in the join
+                order, bounds = batch.grouped()
+                batch.check(order, bounds, _present(bounds))
+                batch.checked = (order, bounds)
             state.n_rows += stop
             if not eof:
                 pending = data[parsed.run_at:]
@@ -490,18 +514,14 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     (the kernels find them sorted under ``ties="docid"``). Raises on a document retrieved
     twice for a topic, naming both lines.
     """
-    if run is not None and len(run):
+    if run is not None and len(run) and run.checked is not None and grouped is None:
+        order, bounds = run.checked
+        present = _present(bounds) if topics is None else np.asarray(topics, dtype=np.int64)
+        names = [run.topics[t] for t in present.tolist()]
+    elif run is not None and len(run):
         order, bounds = grouped if grouped is not None else run.grouped()
-        present = np.flatnonzero(bounds[1:] > bounds[:-1]) if topics is None else \
-            np.asarray(topics, dtype=np.int64)
-        a, b, t = R.first_repeat(run.buf, run.dstart, run.dlen, order, bounds, present,
-                                 run.hash_mask)
-        if b >= 0:
-            raise InputError(
-                f"{where(run.source, run.lines(b))}: document {run.doc(b)!r} is retrieved "
-                f"twice for query {run.topics[t]!r} (first on line "
-                f"{run.lines(a)}); trec_eval refuses duplicate documents too."
-            )
+        present = _present(bounds) if topics is None else np.asarray(topics, dtype=np.int64)
+        run.check(order, bounds, present)
         names = [run.topics[t] for t in present.tolist()]
     else:
         order, bounds = np.zeros(1, dtype=qrels.order.dtype), np.zeros(1, dtype=np.int64)
