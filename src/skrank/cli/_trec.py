@@ -68,7 +68,6 @@ def _whole_run(path: str, state: _RunState, batch_rows: int | None) -> Any:
         edges = np.r_[0, cuts[cuts < n_topics], n_topics]
         for a, b in itertools.pairwise(edges.tolist()):
             yield rows, (order, bounds), np.arange(a, b, dtype=np.int64)
-            rows.release()  # the pages of the batch's lines: memory bounded by a batch
     finally:
         del rows
 
@@ -112,6 +111,7 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
                                     max_docs=args.max_docs, float32=float32,
                                     in_order=docid, grouped=grouped, topics=topics)
                 qrels.release()
+                rows.release()  # the pages of the batch's lines: memory bounded by a batch
                 del rows
                 seen[joined.judged] = True
                 run_only.append(joined.run_only)

@@ -197,10 +197,15 @@ class QrelsFile:
         _release(self.buf)
 
 
-def _release(buf: Any) -> None:
-    """Give the pages of a mapped file back (they are read again where needed)."""
-    if isinstance(buf, mmap.mmap) and _CAN_RELEASE:
+def _release(buf: Any, upto: int | None = None) -> None:
+    """Give the pages of a mapped file (before ``upto``) back: they are read again where
+    needed."""
+    if not (isinstance(buf, mmap.mmap) and _CAN_RELEASE):
+        return
+    if upto is None:
         buf.madvise(mmap.MADV_DONTNEED)
+    elif upto >= mmap.PAGESIZE:
+        buf.madvise(mmap.MADV_DONTNEED, 0, (upto // mmap.PAGESIZE) * mmap.PAGESIZE)
 
 
 def _sorted_topics(names: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
@@ -250,7 +255,8 @@ class RunRows:
     (into ``topics``, first appearance order), the offsets and lengths of the document ids,
     scores. ``hash_mask``: the bits of the document hashes the join keeps (all but in tests).
     ``checked``: the rows grouped by topic (:meth:`grouped`) and checked for repeated
-    documents already (by the reading thread), or None.
+    documents already (by the reading thread), or None. ``window``: ``buf`` maps the whole
+    file and the rows are a window of it, the batches before it finished.
     """
 
     source: str
@@ -264,6 +270,7 @@ class RunRows:
     topics: list[str]
     hash_mask: int = _ALL_BITS
     checked: tuple[np.ndarray, np.ndarray] | None = None
+    window: bool = False
 
     def __len__(self) -> int:
         return int(self.score.shape[0])
@@ -283,7 +290,8 @@ class RunRows:
         return R.group_rows(self.qcode, len(self.topics))
 
     def release(self) -> None:
-        _release(self.buf)
+        """Give back the pages of a mapped file: all of them, or those before the window."""
+        _release(self.buf, self.begin if self.window else None)
 
     def check(self, order: np.ndarray, bounds: np.ndarray, topics: np.ndarray) -> None:
         """Raise on the earliest document repeated within one of ``topics``, naming both
@@ -312,10 +320,10 @@ def _rows(name: str, buf: Any, begin: int, first_line: int, parsed: Any, stop: i
                    [t.decode("utf-8") for t in parsed.topics[:n_topics]], hash_mask)
 
 
-def _chunk_end(buf: Any, start: int, size: int) -> int:
-    """Where to end a chunk of a buffer read whole: after the last line end before
-    ``start + _WHOLE_CHUNK`` (or the next one, for a longer line), CRLF kept whole."""
-    stop = start + _WHOLE_CHUNK
+def _chunk_end(buf: Any, start: int, size: int, step: int | None = None) -> int:
+    """Where to end a chunk of a buffer: after the last line end before ``start + step``
+    (``_WHOLE_CHUNK`` by default; or the next one, for a longer line), CRLF kept whole."""
+    stop = start + (_WHOLE_CHUNK if step is None else step)
     if stop >= size:
         return size
     cut = max(buf.rfind(b"\n", start, stop), buf.rfind(b"\r", start, stop))
@@ -376,66 +384,116 @@ def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: 
                        hash_mask: int = _ALL_BITS) -> Iterator[RunRows]:
     """Batches of whole topics of a run read about ``chunk_bytes`` at a time.
 
-    The topics of each batch are added to ``seen``; a topic met in an earlier batch raises
-    :class:`Interleaved`. ``state.n_rows`` and ``state.tag`` follow the reading.
+    A plain file is mapped and parsed a window at a time (no copy of its bytes; the caller
+    gives the pages of finished batches back with :meth:`RunRows.release`); a compressed
+    file or a stream is read in blocks. Each batch is grouped by topic and checked for
+    repeated documents. The topics of each batch are added to ``seen``; a topic met in an
+    earlier batch raises :class:`Interleaved`. ``state.n_rows`` and ``state.tag`` follow the
+    reading.
     """
     name = source_name(source)
-    stream = _plain_file(source)  # read as it is: no layers copying each block
-    owned = True
-    if stream is None:
-        stream, owned = open_binary(source)
+    fh = _plain_file(source)
+    if fh is not None:
+        with fh:
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        yield from _mapped_batches(mm, name, chunk_bytes, seen, state, hash_mask)
+        return
+    stream, owned = open_binary(source)
+    try:
+        yield from _read_batches(stream, name, chunk_bytes, seen, state, hash_mask)
+    finally:
+        if owned:
+            stream.close()
+
+
+def _batch(name: str, buf: Any, begin: int, line: int, parsed: Any, eof: bool,
+           seen: set[str], state: Any, hash_mask: int) -> RunRows | None:
+    """The rows of whole topics of a parsed block (all of them at the end of the file, else
+    those before its last topic), grouped and checked; None if there are none."""
+    state.tag = parsed.tag.decode("utf-8", "replace")
+    stop = parsed.n_rows if eof else parsed.run_row
+    batch = _rows(name, buf, begin, line, parsed, stop, hash_mask)
+    _check_new_topics(batch, seen)
+    state.n_rows += stop
+    if not stop:
+        return None
+    order, bounds = batch.grouped()  # here, in the reading thread, rather than in the join
+    batch.check(order, bounds, _present(bounds))
+    batch.checked = (order, bounds)
+    return batch
+
+
+def _mapped_batches(mm: Any, name: str, chunk_bytes: int, seen: set[str], state: Any,
+                    hash_mask: int) -> Iterator[RunRows]:
+    size = len(mm)
+    pos = len(_BOM) if mm[: len(_BOM)] == _BOM else 0
+    line, step = 1, chunk_bytes
+    while pos < size:
+        end = _chunk_end(mm, pos, size, step)
+        eof = end >= size
+        parsed = _parse(mm, pos, end, name, line, False)
+        if not eof and not parsed.n_rows:  # comments and blank lines only
+            pos, line = end, line + parsed.n_lines
+            continue
+        if not eof and parsed.run_row == 0:  # one topic so far: a larger window
+            step *= 2
+            continue
+        step = chunk_bytes
+        batch = _batch(name, mm, pos, line, parsed, eof, seen, state, hash_mask)
+        if not eof:
+            line += parsed.run_line - 1
+            pos = parsed.run_at
+        del parsed
+        if batch is not None:
+            batch.window = True
+            yield batch
+        del batch
+        if eof:
+            return
+
+
+def _read_batches(stream: Any, name: str, chunk_bytes: int, seen: set[str], state: Any,
+                  hash_mask: int) -> Iterator[RunRows]:
     pending = b""
     line = 1
     first = True
     size = chunk_bytes
-    try:
-        while True:
-            chunk = _read_stream(stream, size, name)
-            data = pending + chunk if pending else chunk
-            eof = not chunk
-            if first:  # a BOM is dropped: wait for its three bytes
-                if len(data) < len(_BOM) and not eof:
-                    pending = data
-                    continue
-                first = False
-                if data.startswith(_BOM):
-                    data = data[len(_BOM):]
-            if eof:
-                end = len(data)
-            else:
-                # parse up to the last line end (a CR at the very end may start a CRLF)
-                stop = len(data) - 1 if data.endswith(b"\r") else len(data)
-                end = max(data.rfind(b"\n", 0, stop), data.rfind(b"\r", 0, stop)) + 1
-            parsed = _parse(data, 0, end, name, line, False) if end else None
-            if parsed is None or (not eof and parsed.run_row == 0):
-                # no line end yet, or one topic: read on (in larger steps)
+    while True:
+        chunk = _read_stream(stream, size, name)
+        data = pending + chunk if pending else chunk
+        eof = not chunk
+        if first:  # a BOM is dropped: wait for its three bytes
+            if len(data) < len(_BOM) and not eof:
                 pending = data
-                size = min(2 * size, 1 << 30)
-                if eof:
-                    return
                 continue
-            size = chunk_bytes
-            state.tag = parsed.tag.decode("utf-8", "replace")
-            stop = parsed.n_rows if eof else parsed.run_row
-            batch = _rows(name, data, 0, line, parsed, stop, hash_mask)
-            _check_new_topics(batch, seen)
-            if stop:  # here, in the reading thread, rather than in the join
-                order, bounds = batch.grouped()
-                batch.check(order, bounds, _present(bounds))
-                batch.checked = (order, bounds)
-            state.n_rows += stop
-            if not eof:
-                pending = data[parsed.run_at:]
-                line += parsed.run_line - 1
-            del parsed
-            if stop:
-                yield batch
-            del batch
+            first = False
+            if data.startswith(_BOM):
+                data = data[len(_BOM):]
+        if eof:
+            end = len(data)
+        else:
+            # parse up to the last line end (a CR at the very end may start a CRLF)
+            stop = len(data) - 1 if data.endswith(b"\r") else len(data)
+            end = max(data.rfind(b"\n", 0, stop), data.rfind(b"\r", 0, stop)) + 1
+        parsed = _parse(data, 0, end, name, line, False) if end else None
+        if parsed is None or (not eof and parsed.run_row == 0):
+            # no line end yet, or one topic: read on (in larger steps)
+            pending = data
+            size = min(2 * size, 1 << 30)
             if eof:
                 return
-    finally:
-        if owned:
-            stream.close()
+            continue
+        size = chunk_bytes
+        batch = _batch(name, data, 0, line, parsed, eof, seen, state, hash_mask)
+        if not eof:
+            pending = data[parsed.run_at:]
+            line += parsed.run_line - 1
+        del parsed
+        if batch is not None:
+            yield batch
+        del batch
+        if eof:
+            return
 
 
 def prefetched(items: Iterator[Any]) -> Iterator[Any]:
