@@ -408,3 +408,25 @@ def test_qrels_read_in_chunks(monkeypatch, tmp_path, chunk):
     assert [qrels.doc(int(r)) for r in rows] == ref.doc_id.tolist()
     assert qrels.rel.tolist() == ref.rel.tolist()
     assert [qrels.lines(int(r)) for r in (0, len(qrels) - 1)] == [1, len(ref)]
+
+
+def test_pages_given_back_are_read_again(tmp_path):
+    # a mapped file's pages given back (after each batch) are read again where the join
+    # needs the ids: the same rows and the same join as before
+    qrels = read_qrels_file(DATA / "qrels.test")
+    rows, _, n = read_run_whole(DATA / "results.test")
+    before = join_batch(qrels, rows)
+    docs = [rows.doc(i) for i in range(n)]
+    rows.release()
+    qrels.release()
+    assert [rows.doc(i) for i in range(n)] == docs
+    after = join_batch(qrels, rows)
+    np.testing.assert_array_equal(after.y_true, before.y_true)
+    np.testing.assert_array_equal(after.tiekey, before.tiekey)
+    state = SimpleNamespace(n_rows=0, tag="")
+    batches = []
+    for batch in iter_topic_batches(DATA / "results.test", 4096, set(), state):
+        batch.release()  # the pages before this window
+        batches.append(batch)
+    assert batches[0].window and len(batches) > 1
+    assert [b.doc(i) for b in batches for i in range(len(b))] == docs
