@@ -144,30 +144,21 @@ def test_repeated_document_in_a_batch_names_both_lines(cli, tmp_path, monkeypatc
     assert "dup.run, line 801: document " in err and "(first on line 701)" in err
 
 
-def test_eval_without_comparison_imports_no_scipy_stats_nor_matplotlib():
-    code = (
-        "import sys\n"
-        "from skrank.cli import main\n"
-        f"main(['eval', '-m', 'map', {str(TREC / 'qrels.test')!r}, "
-        f"{str(TREC / 'results.test')!r}])\n"
-        "print(sorted(m for m in ('scipy.stats', 'matplotlib', 'scipy.optimize') "
-        "if m in sys.modules))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip().splitlines()[-1] == "[]"
-
-
-def test_trec_eval_imports_no_pyarrow_pandas_tqdm_nor_numpy_ma():
+@pytest.mark.parametrize(("options", "modules"), [
+    # no comparison: no statistics, no figures
+    (["-m", "map"], ["scipy.stats", "matplotlib", "scipy.optimize"]),
     # the TREC path reads with skrank's compiled reader; off a terminal there is no bar to
     # draw; np.unique (which imports numpy.ma) is not on the path
+    (["--preset", "trec_eval", "-m", "map", "-m", "ndcg_cut.10"],
+     ["pyarrow", "pandas", "tqdm", "numpy.ma"]),
+])
+def test_eval_imports_only_what_it_uses(options, modules):
     code = (
         "import sys\n"
         "from skrank.cli import main\n"
-        f"main(['eval', '--preset', 'trec_eval', '-m', 'map', '-m', 'ndcg_cut.10', "
-        f"{str(TREC / 'qrels.test')!r}, {str(TREC / 'results.test')!r}])\n"
-        "print(sorted(m for m in ('pyarrow', 'pandas', 'tqdm', 'numpy.ma') "
-        "if m in sys.modules))\n"
+        f"main(['eval', *{options!r}, {str(TREC / 'qrels.test')!r}, "
+        f"{str(TREC / 'results.test')!r}])\n"
+        f"print(sorted(m for m in {modules!r} if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
