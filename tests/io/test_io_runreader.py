@@ -430,3 +430,30 @@ def test_pages_given_back_are_read_again(tmp_path):
         batches.append(batch)
     assert batches[0].window and len(batches) > 1
     assert [b.doc(i) for b in batches for i in range(len(b))] == docs
+
+
+def _chunk_end_reference(buf, start, size, step):
+    """Where a chunk ends, by its definition: after the last line end (LF, CRLF, CR) that
+    starts before ``start + step``, else after the first one from there, else at the end;
+    a CRLF is never cut."""
+    stop = start + step
+    if stop >= size:
+        return size
+    ends = [i for i in range(start, size) if buf[i] == 10 or
+            (buf[i] == 13 and not (i + 1 < size and buf[i + 1] == 10))]
+    before = [i for i in ends if i < stop or (buf[i] == 10 and i == stop and buf[i - 1] == 13
+                                              and i - 1 >= start)]
+    if before:
+        return before[-1] + 1
+    return ends[0] + 1 if ends else size
+
+
+@given(st.lists(st.sampled_from(["a", "bc", "\r", "\n", "\r\n"]), max_size=16))
+def test_chunk_end_is_after_the_last_line_end_before_the_step(pieces):
+    # the end of a chunk, found by scanning back from the step for LF and (only after the
+    # last LF) for CR, against its definition, from every start and for every step
+    buf = "".join(pieces).encode()
+    for start in range(len(buf) + 1):
+        for step in range(1, len(buf) - start + 2):
+            assert skrank.io._runfile._chunk_end(buf, start, len(buf), step) == \
+                _chunk_end_reference(buf, start, len(buf), step), (buf, start, step)

@@ -326,12 +326,16 @@ def _chunk_end(buf: Any, start: int, size: int, step: int | None = None) -> int:
     stop = start + (_WHOLE_CHUNK if step is None else step)
     if stop >= size:
         return size
-    cut = max(buf.rfind(b"\n", start, stop), buf.rfind(b"\r", start, stop))
+    cut = buf.rfind(b"\n", start, stop)
+    # a CR only after the last LF (a file without CR is not scanned through for one)
+    cut = max(cut, buf.rfind(b"\r", max(cut, start), stop))
     if cut < 0:
-        found = [i for i in (buf.find(b"\n", stop), buf.find(b"\r", stop)) if i >= 0]
-        if not found:
+        cut = buf.find(b"\n", stop)
+        cr = buf.find(b"\r", stop, size if cut < 0 else cut)  # a CR only before that LF
+        if cr >= 0:
+            cut = cr
+        if cut < 0:
             return size
-        cut = min(found)
     if buf[cut] == 13 and cut + 1 < size and buf[cut + 1] == 10:
         cut += 1
     return cut + 1
