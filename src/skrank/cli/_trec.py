@@ -35,13 +35,33 @@ class _RunState:
 
 def _topic_batches(path: str, state: _RunState, chunk_bytes: int) -> Any:
     """``(rows, None, None)`` for each batch of whole topics of a run whose topics come in
-    contiguous blocks; raises :class:`~skrank.io._runfile.Interleaved` when a topic comes
-    back after another one."""
+    contiguous blocks, read and parsed in a thread; raises
+    :class:`~skrank.io._runfile.Interleaved` when a topic comes back after another one."""
     from ..io._runfile import iter_topic_batches, prefetched
 
     for batch in prefetched(iter_topic_batches(path, chunk_bytes, state.topics, state)):
-        state.batches += 1
         yield batch, None, None
+
+
+def _joined_batches(batches: Any, qrels: Any, args: argparse.Namespace, float32: bool,
+                    docid: bool, state: _RunState) -> Any:
+    """``(joined, rows, batch)`` for each batch of ``batches`` (see :func:`_topic_batches`
+    and :func:`_whole_run`): the batch joined with the qrels, the rows read up to its end
+    and its number. The pages of the batch's lines and of the qrels are given back after
+    each join, so that memory is bounded by a batch."""
+    from ..io._runfile import join_batch
+
+    done = 0
+    for rows, grouped, topics in batches:
+        joined = join_batch(qrels, rows, run_only=args.run_only, max_docs=args.max_docs,
+                            float32=float32, in_order=docid, grouped=grouped, topics=topics)
+        qrels.release()
+        rows.release()
+        if grouped is None:
+            done += len(rows)
+            state.batches += 1
+        del rows
+        yield joined, done, state.batches
 
 
 def _whole_run(path: str, state: _RunState, batch_rows: int | None) -> Any:
@@ -88,7 +108,7 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
                   qrels_only: str, progress: _Progress) -> _RunResult:
     """Read a run (in batches of whole topics when it can), join it with the qrels and
     evaluate it; per-query results only are kept (and the rows, for figures)."""
-    from ..io._runfile import Interleaved, join_batch
+    from ..io._runfile import Interleaved, join_batch, prefetched
     from ..metrics._evaluate import evaluate
 
     float32, docid = _score_order(plan.conv)
@@ -105,21 +125,19 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
         batches = (_topic_batches(path, state, _CHUNK_BYTES) if stream else
                    _whole_run(path, state, None if plan.keep_rows or plan.tie_bounds
                               else _CHUNK_BYTES // _LINE_BYTES))
+        # three stages in as many threads: reading and parsing (of a topic-contiguous run),
+        # joining, evaluating (the compiled parts of each release the GIL)
+        joined_batches = prefetched(_joined_batches(batches, qrels, args, float32, docid,
+                                                    state))
         try:
-            for rows, grouped, topics in batches:
-                joined = join_batch(qrels, rows, run_only=args.run_only,
-                                    max_docs=args.max_docs, float32=float32,
-                                    in_order=docid, grouped=grouped, topics=topics)
-                qrels.release()
-                rows.release()  # the pages of the batch's lines: memory bounded by a batch
-                del rows
+            for joined, n_done, batch_no in joined_batches:
                 seen[joined.judged] = True
                 run_only.append(joined.run_only)
                 n_negative += joined.n_negative
                 if len(joined):
-                    if state.batches > 1:
-                        progress(f"evaluating topics of {path} up to line "
-                                 f"{state.n_rows:,} (batch {state.batches})")
+                    if batch_no > 1:
+                        progress(f"evaluating topics of {path} up to result {n_done:,} "
+                                 f"(batch {batch_no})")
                     res = evaluate(joined.y_true, joined.y_score, joined.code,
                                    doc_id=joined.tiekey, retrieved=joined.retrieved,
                                    metrics=plan.metrics, tie_bounds=plan.tie_bounds,
@@ -130,10 +148,11 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
                         kwargs = {"y_true": joined.y_true, "y_score": joined.y_score,
                                   "qid": joined.topics[joined.code],
                                   "doc_id": joined.tiekey, "retrieved": joined.retrieved}
+                del joined
         except Interleaved as exc:
             # its traceback would keep the frames of the batch reader, and their blocks
             interleaved, stream = exc.with_traceback(None), False
-            del batches
+            del batches, joined_batches
             progress(f"{path}: topic {exc.topic!r} comes back on line {exc.line:,}; reading "
                      "the file whole")
             continue
