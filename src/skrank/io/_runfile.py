@@ -255,8 +255,9 @@ class RunRows:
     (into ``topics``, first appearance order), the offsets and lengths of the document ids,
     scores. ``hash_mask``: the bits of the document hashes the join keeps (all but in tests).
     ``checked``: the rows grouped by topic (:meth:`grouped`) and checked for repeated
-    documents already (by the reading thread), or None. ``window``: ``buf`` maps the whole
-    file and the rows are a window of it, the batches before it finished.
+    documents already (by the reading thread), or None; ``hashes``: then the hashes of
+    their documents (see :meth:`check`). ``window``: ``buf`` maps the whole file and the
+    rows are a window of it, the batches before it finished.
     """
 
     source: str
@@ -270,6 +271,7 @@ class RunRows:
     topics: list[str]
     hash_mask: int = _ALL_BITS
     checked: tuple[np.ndarray, np.ndarray] | None = None
+    hashes: tuple[np.ndarray, int] | None = None
     window: bool = False
 
     def __len__(self) -> int:
@@ -293,17 +295,25 @@ class RunRows:
         """Give back the pages of a mapped file: all of them, or those before the window."""
         _release(self.buf, self.begin if self.window else None)
 
-    def check(self, order: np.ndarray, bounds: np.ndarray, topics: np.ndarray) -> None:
+    def check(self, order: np.ndarray, bounds: np.ndarray,
+              topics: np.ndarray) -> tuple[np.ndarray, int]:
         """Raise on the earliest document repeated within one of ``topics``, naming both
-        lines (``order`` and ``bounds``: see :meth:`grouped`)."""
+        lines (``order`` and ``bounds``: see :meth:`grouped`). Returns ``(hashes, base)``:
+        the hash of the document of ``order[i]`` is ``hashes[i - base]`` (for the rows of
+        ``topics``), which :func:`join_batch` takes rather than hashing them again."""
+        topics = np.asarray(topics, dtype=np.int64)
+        base = int(bounds[topics].min()) if topics.size else 0
+        end = int(bounds[topics + 1].max()) if topics.size else 0
+        hashes = np.empty(end - base, dtype=np.uint64)
         a, b, t = R.first_repeat(self.buf, self.dstart, self.dlen, order, bounds, topics,
-                                 self.hash_mask)
+                                 self.hash_mask, hashes, base)
         if b >= 0:
             raise InputError(
                 f"{where(self.source, self.lines(b))}: document {self.doc(b)!r} is retrieved "
                 f"twice for query {self.topics[t]!r} (first on line {self.lines(a)}); "
                 "trec_eval refuses duplicate documents too."
             )
+        return hashes, base
 
 
 def _present(bounds: np.ndarray) -> np.ndarray:
@@ -422,7 +432,7 @@ def _batch(name: str, buf: Any, begin: int, line: int, parsed: Any, eof: bool,
     if not stop:
         return None
     order, bounds = batch.grouped()  # here, in the reading thread, rather than in the join
-    batch.check(order, bounds, _present(bounds))
+    batch.hashes = batch.check(order, bounds, _present(bounds))
     batch.checked = (order, bounds)
     return batch
 
@@ -576,14 +586,16 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     (the kernels find them sorted under ``ties="docid"``). Raises on a document retrieved
     twice for a topic, naming both lines.
     """
+    hashes: tuple[np.ndarray | None, int] = (None, 0)
     if run is not None and len(run) and run.checked is not None and grouped is None:
         order, bounds = run.checked
         present = _present(bounds) if topics is None else np.asarray(topics, dtype=np.int64)
         names = [run.topics[t] for t in present.tolist()]
+        hashes = run.hashes or hashes
     elif run is not None and len(run):
         order, bounds = grouped if grouped is not None else run.grouped()
         present = _present(bounds) if topics is None else np.asarray(topics, dtype=np.int64)
-        run.check(order, bounds, present)
+        hashes = run.check(order, bounds, present)
         names = [run.topics[t] for t in present.tolist()]
     else:
         order, bounds = np.zeros(1, dtype=qrels.order.dtype), np.zeros(1, dtype=np.int64)
@@ -628,6 +640,8 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
         qrels.buf, qrels.dstart, qrels.dlen, qrels.rel, q_order, qrels.bounds,
         0 if max_docs is None else int(max_docs), float32, in_order,
         code, tiekey, y_true, y_score, retrieved, src, candidates, qrels.hash_mask,
+        # the run's hashes serve where they keep the bits the qrels' do
+        *(hashes if run is not None and run.hash_mask == qrels.hash_mask else ()),
     )
     return Joined(
         topics=topics, code=code[:n], tiekey=tiekey[:n], y_true=y_true[:n],

@@ -42,18 +42,28 @@ cdef inline uint64_t _doc_hash(const uint8_t* buf, int64_t size, int64_t start,
 def first_repeat(const uint8_t[::1] buf, const int64_t[::1] dstart,
                  const int32_t[::1] dlen, const index_t[::1] order,
                  const int64_t[::1] bounds, const int64_t[::1] topics,
-                 uint64_t hash_mask=0xFFFFFFFFFFFFFFFF):
+                 uint64_t hash_mask=0xFFFFFFFFFFFFFFFF, uint64_t[::1] hashes=None,
+                 int64_t hash_base=0):
     """``(a, b, t)``: the earliest row ``b`` whose document row ``a < b`` of its topic ``t``
     has, or ``(-1, -1, -1)``, among the ``topics`` given. The rows of topic ``t`` are
     ``order[bounds[t]:bounds[t + 1]]``, in file order. ``hash_mask`` keeps bits of the
-    document hashes (fewer: collisions, for tests)."""
+    document hashes (fewer: collisions, for tests).
+
+    ``hashes`` (when there is no repeat) receives the hash of the document of
+    ``order[i]`` at ``hashes[i - hash_base]``, for :func:`join_batch`."""
     cdef int64_t n_t = topics.shape[0], x, t, lo, hi, m, biggest = 0, i, r, k, size
     cdef int64_t a = -1, b = -1, tb = -1, nbuf = buf.shape[0]
     cdef uint64_t mask, j, h
+    cdef uint64_t* hout = NULL
     for x in range(n_t):
         t = topics[x]
         biggest = max(biggest, bounds[t + 1] - bounds[t])
-    if biggest < 2:
+        if hashes is not None and bounds[t + 1] > bounds[t] and (
+                bounds[t] < hash_base or bounds[t + 1] - hash_base > hashes.shape[0]):
+            raise ValueError("first_repeat: hashes does not cover the topics")
+    if hashes is not None and biggest:
+        hout = &hashes[0]
+    if biggest < 1 or (biggest < 2 and hout == NULL):
         return -1, -1, -1
     table = np.empty(_table_size(biggest) * sizeof(Entry), dtype=np.uint8)
     cdef uint8_t[::1] tv = table
@@ -65,6 +75,9 @@ def first_repeat(const uint8_t[::1] buf, const int64_t[::1] dstart,
             lo, hi = bounds[t], bounds[t + 1]
             m = hi - lo
             if m < 2:
+                if m == 1 and hout != NULL:
+                    r = order[lo]
+                    hout[lo - hash_base] = _doc_hash(base, nbuf, dstart[r], dlen[r], hash_mask)
                 continue
             size = _table_size(m)
             mask = size - 1
@@ -75,6 +88,8 @@ def first_repeat(const uint8_t[::1] buf, const int64_t[::1] dstart,
                 if b >= 0 and r >= b:
                     break  # a repeat found earlier in the file already
                 h = _doc_hash(base, nbuf, dstart[r], dlen[r], hash_mask)
+                if hout != NULL:
+                    hout[i - hash_base] = h
                 j = h & mask
                 while s[j].row >= 0:
                     k = s[j].row
@@ -190,7 +205,8 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                const int64_t[::1] q_bounds, int64_t max_docs, bint f32, bint in_order,
                int64_t[::1] code, int64_t[::1] tiekey, double[::1] y_true,
                double[::1] y_score, uint8_t[::1] retrieved, int64_t[::1] src,
-               int64_t[::1] candidates, uint64_t hash_mask=0xFFFFFFFFFFFFFFFF):
+               int64_t[::1] candidates, uint64_t hash_mask=0xFFFFFFFFFFFFFFFF,
+               const uint64_t[::1] hashes=None, int64_t hash_base=0):
     """Join topics of a batch with their judgements; returns ``(n, n_negative,
     first_negative)``.
 
@@ -203,8 +219,9 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
     ``tiekey`` orders the retrieved rows as trec_eval does under ``ties="docid"`` (greater
     first; scores compared as float32 when ``f32``); ``src`` is the run row, or ``-1 - j``
     for judgement ``j``; ``candidates[i]`` the retrieved rows kept. Negative labels become 0
-    (counted; ``first_negative`` is the output row of the first, or -1). ``hash_mask``: as
-    in :func:`first_repeat`.
+    (counted; ``first_negative`` is the output row of the first, or -1). ``hash_mask``,
+    ``hashes`` and ``hash_base``: as in :func:`first_repeat` (the run's document hashes it
+    gave, or None: they are computed here).
     """
     cdef int64_t n_emit = emit_run.shape[0], i, t, u, lo, hi, m, r, p, k, j, x, c
     cdef int64_t biggest = 1, judged = 1, out = 0, n_neg = 0, first_neg = -1, kept, n_un
@@ -236,6 +253,14 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
     cdef Entry* table = <Entry*>&ev[0]
     cdef uint8_t* met = &fv[0]
     cdef const uint8_t* rb = &rbuf[0] if rbuf.shape[0] else NULL
+    cdef const uint64_t* hin = NULL
+    if hashes is not None and hashes.shape[0]:
+        for i in range(n_emit):
+            t = emit_run[i]
+            if t >= 0 and bounds[t + 1] > bounds[t] and (
+                    bounds[t] < hash_base or bounds[t + 1] - hash_base > hashes.shape[0]):
+                raise ValueError("join_batch: hashes does not cover the topics")
+        hin = &hashes[0]
     cdef Order o
     o.buf = rb
     with nogil:
@@ -277,7 +302,10 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                     r = order[lo + k]
                     lab = 0.0
                     if u >= 0:
-                        h = _doc_hash(rb, nr, dstart[r], dlen[r], hash_mask)
+                        if hin != NULL:
+                            h = hin[lo + k - hash_base]
+                        else:
+                            h = _doc_hash(rb, nr, dstart[r], dlen[r], hash_mask)
                         x = h & mask
                         while table[x].row >= 0:
                             if table[x].hash == h:
