@@ -15,10 +15,12 @@ threads) and peak RSS:
   ranx is skipped at 7M lines when it took over ``--ranx-limit`` seconds at 2M lines scaled
   by 3.5.
 
-Two more rows put skrank's figures in context: the floor, pyarrow's ``read_csv`` of the run's
+More rows put skrank's figures in context: the floors, pyarrow's ``read_csv`` of the run's
 three used columns alone in a fresh process (no tool reading the file with pyarrow can be
-faster), and with ``--interleaved`` the same run with its topics dealt out round-robin in
-blocks of 100 lines, which skrank reads whole. The ratios compare each peer with skrank
+faster), the start of Python with numpy and that of ``skrank eval --help`` (no run can be
+evaluated faster), and with ``--interleaved`` the same run with its topics dealt out
+round-robin in blocks of 100 lines, which skrank reads whole. skrank's bytecode is compiled
+first, as a wheel's is when installed. The ratios compare each peer with skrank
 (above 1: skrank is faster) and skrank with the floor, within the same run: on a shared
 machine only figures of one run compare.
 
@@ -245,6 +247,11 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     ranx_2m = None
     subprocess.run([*SKRANK, "--version"], check=True)  # an editable build rebuilds
+    if not args.skrank:
+        # the bytecode an installed wheel has (pip compiles it; peers' was): an environment
+        # with PYTHONDONTWRITEBYTECODE would compile skrank's sources on every run
+        subprocess.run([PYTHON, "-c", "import compileall, os, skrank; compileall.compile_dir("
+                        "os.path.dirname(skrank.__file__), quiet=1)"], check=True)
     try:
         for millions in [int(x) for x in args.sizes.split(",")]:
             n_topics = millions * 1000
@@ -258,6 +265,11 @@ def main() -> None:
             floor = timed([PYTHON, "-c", FLOOR, str(run)])
             print(row("floor: pyarrow `read_csv` of the 3 used columns (ratio: skrank / floor)",
                       floor, size_mb, sk, versus="floor"), flush=True)
+            for what, cmd in (("Python and numpy", [PYTHON, "-c", "import numpy"]),
+                              ("`skrank eval --help`", [*SKRANK, "eval", "--help"])):
+                start = timed(cmd)
+                print(row(f"floor: the start of {what} (ratio: skrank / floor)", start,
+                          size_mb, sk, versus="floor"), flush=True)
             pt = rx = None
             if not args.no_pytrec:
                 pt = timed([PYTHON, "-c", PYTREC, str(qrels), str(run)])
