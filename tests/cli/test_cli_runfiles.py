@@ -133,6 +133,29 @@ def test_bad_scores_are_one_line_naming_the_line(cli, tmp_path, score, message):
     assert message in _error_line(err)
 
 
+@pytest.mark.parametrize(("qrels_text", "options", "message"), [
+    ("1 0 a 1\n1 0 b\n", [], "qrels.txt, line 2: malformed line"),
+    ("1 0 a 1\n1 0 b 7\n", ["--gain", "0,1,3"], "qrels.txt, line 2: the relevance label 7"),
+])
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_an_error_of_the_qrels_comes_before_one_of_the_run(cli, tmp_path, qrels_text,
+                                                          options, message, interleaved):
+    # the qrels are read in a thread while the run's first batch is: their error is still
+    # the one reported, as when they were read first
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(qrels_text)
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 2 t\n" + ("2 Q0 a 1 2 t\n1 Q0 b 1 2 t\n" if interleaved else "")
+                   + "1 Q0 c 2 x t\n")
+    code, _, err = cli("eval", "--input", "trec", *options, qrels, run)
+    assert code == 1
+    assert message in _error_line(err)
+    qrels.write_text("1 0 a 1\n")
+    code, _, err = cli("eval", "--input", "trec", *options, qrels, run)
+    assert code == 1
+    assert "run.txt, line " in _error_line(err)
+
+
 def test_repeated_document_in_a_batch_names_both_lines(cli, tmp_path, monkeypatch):
     lines = (TREC / "results.test").read_text().splitlines()
     lines.insert(800, lines[700])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,16 +44,53 @@ def _topic_batches(path: str, state: _RunState, chunk_bytes: int) -> Any:
         yield batch, None, None
 
 
-def _joined_batches(batches: Any, qrels: Any, args: argparse.Namespace, float32: bool,
-                    docid: bool, state: _RunState) -> Any:
+class _QrelsReader:
+    """A qrels file read, and its labels checked, in a thread (started at once) while the
+    first batches of the first run are read: :meth:`get` waits for it."""
+
+    def __init__(self, path: str, conv: dict[str, Any]) -> None:
+        self._result: list[tuple[bool, Any]] = []
+        self._thread = threading.Thread(target=self._read, args=(path, conv),
+                                        name="skrank-qrels", daemon=True)
+        self._thread.start()
+
+    def _read(self, path: str, conv: dict[str, Any]) -> None:
+        from ..io._runfile import read_qrels_file
+
+        try:
+            qrels = read_qrels_file(path)
+            _check_labels(qrels, conv, path)
+            self._result.append((True, qrels))
+        except BaseException as exc:  # raised by get, in the thread that asks
+            self._result.append((False, exc.with_traceback(None)))
+
+    def get(self) -> Any:
+        """The qrels (a :class:`~skrank.io._runfile.QrelsFile`), or their error raised."""
+        self._thread.join()
+        ok, value = self._result[0]
+        if not ok:
+            raise value
+        return value
+
+
+def _joined_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.Namespace,
+                    float32: bool, docid: bool, state: _RunState) -> Any:
     """``(joined, rows, batch)`` for each batch of ``batches`` (see :func:`_topic_batches`
     and :func:`_whole_run`): the batch joined with the qrels, the rows read up to its end
     and its number. The pages of the batch's lines and of the qrels are given back after
-    each join, so that memory is bounded by a batch."""
+    each join, so that memory is bounded by a batch. The first batch is read while the
+    qrels are; an error of the qrels is raised before one of the run."""
     from ..io._runfile import join_batch
 
+    batches = iter(batches)
+    try:
+        first = next(batches, None)
+    except Exception:
+        qrels_reader.get()
+        raise
+    qrels = qrels_reader.get()
     done = 0
-    for rows, grouped, topics in batches:
+    for rows, grouped, topics in itertools.chain([] if first is None else [first], batches):
         joined = join_batch(qrels, rows, run_only=args.run_only, max_docs=args.max_docs,
                             float32=float32, in_order=docid, grouped=grouped, topics=topics)
         qrels.release()
@@ -104,8 +142,8 @@ class _RunResult:
     interleaved: Any = None
 
 
-def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
-                  qrels_only: str, progress: _Progress) -> _RunResult:
+def _evaluate_run(path: str, qrels_reader: _QrelsReader, args: argparse.Namespace,
+                  plan: _Plan, qrels_only: str, progress: _Progress) -> _RunResult:
     """Read a run (in batches of whole topics when it can), join it with the qrels and
     evaluate it; per-query results only are kept (and the rows, for figures)."""
     from ..io._runfile import Interleaved, join_batch, prefetched
@@ -119,7 +157,7 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
         parts: list[tuple[np.ndarray, Any]] = []
         candidates: list[tuple[np.ndarray, np.ndarray]] = []
         run_only: list[np.ndarray] = []
-        seen = np.zeros(qrels.n_topics, dtype=bool)
+        judged: list[np.ndarray] = []
         n_negative = 0
         kwargs = None
         batches = (_topic_batches(path, state, _CHUNK_BYTES) if stream else
@@ -127,11 +165,11 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
                               else _CHUNK_BYTES // _LINE_BYTES))
         # three stages in as many threads: reading and parsing (of a topic-contiguous run),
         # joining, evaluating (the compiled parts of each release the GIL)
-        joined_batches = prefetched(_joined_batches(batches, qrels, args, float32, docid,
-                                                    state))
+        joined_batches = prefetched(_joined_batches(batches, qrels_reader, args, float32,
+                                                    docid, state))
         try:
             for joined, n_done, batch_no in joined_batches:
-                seen[joined.judged] = True
+                judged.append(joined.judged)
                 run_only.append(joined.run_only)
                 n_negative += joined.n_negative
                 if len(joined):
@@ -157,6 +195,10 @@ def _evaluate_run(path: str, qrels: Any, args: argparse.Namespace, plan: _Plan,
                      "the file whole")
             continue
         break
+    qrels = qrels_reader.get()
+    seen = np.zeros(qrels.n_topics, dtype=bool)
+    for topics in judged:
+        seen[topics] = True
     if not state.n_rows:
         raise DataError(f"{path}: no results (the file is empty or only has comments).")
     # sorted(set()) rather than np.unique, which imports numpy.ma (tens of milliseconds)
@@ -270,24 +312,23 @@ def _check_labels(qrels: Any, conv: dict[str, Any], path: str) -> None:
 
 
 def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _Loaded:
-    from ..io._runfile import read_qrels_file
-
     if len(args.inputs) < 2:
         raise DataError("TREC input needs a qrels file and at least one run: QRELS RUN "
                         "[RUN ...].")
     qrels_path = args.inputs[0]
     run_paths, names, base_name = _system_files(args.baseline, list(args.inputs[1:]))
     progress(f"reading {qrels_path}")
-    qrels = read_qrels_file(qrels_path)
-    _check_labels(qrels, plan.conv, qrels_path)
+    qrels_reader = _QrelsReader(qrels_path, plan.conv)
     qrels_only = args.qrels_only or ("include" if args.complete else "ignore")
     loaded = _Loaded("trec", [], base_name)
-    loaded.inputs.append(f"qrels {qrels_path}: {plural(qrels.n_topics, 'topic')}, "
-                         f"{plural(len(qrels), 'judgement')}")
     candidates = {}
     for name, path in zip(names, run_paths):
         progress(f"reading {path}")
-        ev = _evaluate_run(path, qrels, args, plan, qrels_only, progress)
+        ev = _evaluate_run(path, qrels_reader, args, plan, qrels_only, progress)
+        if not loaded.inputs:
+            qrels = qrels_reader.get()
+            loaded.inputs.append(f"qrels {qrels_path}: {plural(qrels.n_topics, 'topic')}, "
+                                 f"{plural(len(qrels), 'judgement')}")
         read = ""
         if ev.state.batches > 1:
             read = f", read in {ev.state.batches:,} batches of whole topics"
