@@ -457,3 +457,44 @@ def test_chunk_end_is_after_the_last_line_end_before_the_step(pieces):
         for step in range(1, len(buf) - start + 2):
             assert skrank.io._runfile._chunk_end(buf, start, len(buf), step) == \
                 _chunk_end_reference(buf, start, len(buf), step), (buf, start, step)
+
+
+_RUN_LINES = ["1 Q0 a 1 1.5 t\n", "1 Q0 caf\u00e9 2 1 t\r\n",
+              "\u65e5\u672c Q0 d\u00e9j\u00e0 3 -2 x\r", "2 Q0 b 4 0.25 t2\r\n",
+              "# a comment Q0\r\n", "\n", " \t\r\n",
+              "3\tQ0\tx\t5\t1e-3\tz\n"]
+_QRELS_LINES = ["1 0 a 1\n", "1 0 caf\u00e9 2\r\n", "\u65e5\u672c 0 d\u00e9j\u00e0 -1\r",
+                "2 0 b 0\r\n", "# a comment 0\r\n", "\n", " \t\r\n", "3\t0\tx\t3\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(qrels=st.booleans(), picks=st.lists(st.integers(0, 7), max_size=40),
+       bom=st.booleans(), unterminated=st.booleans(), bad=st.none() | st.integers(0, 40),
+       chunk=st.sampled_from([1, 24, 1 << 20]))
+def test_two_halves_in_two_threads_parse_as_one_pass(tmp_path_factory, qrels, picks, bom,
+                                                     unterminated, bad, chunk):
+    # a file read whole is parsed in two halves at once, cut at a line end near its middle
+    # (a CRLF kept whole; never in a multi-byte id): the same rows, topic codes, tag and
+    # errors (with their line) as one pass, whatever the lines around the cut are (blank
+    # and comment lines before it move the second half's rows down)
+    from unittest import mock
+
+    pool = _QRELS_LINES if qrels else _RUN_LINES
+    lines = [pool[i] for i in picks]
+    if bad is not None:
+        lines.insert(min(bad, len(lines)), "9 0 z x\n" if qrels else "9 Q0 z 1 x t\n")
+    text = ("\ufeff" if bom else "") + "".join(lines)
+    if unterminated and text.endswith("\n"):
+        text = text[:-1]
+    path = _write(tmp_path_factory.mktemp("halves"), text)
+
+    def parse(split):
+        with mock.patch.object(skrank.io._runfile, "_SPLIT_BYTES", split), \
+                mock.patch.object(skrank.io._runfile, "_WHOLE_CHUNK", chunk):
+            try:
+                _, arrays, topics, tag, n = skrank.io._runfile._parse_whole(path, qrels)
+            except InputError as exc:
+                return str(exc)
+            return [a.tolist() for a in arrays], topics, tag, n
+
+    assert parse(0) == parse(1 << 40)

@@ -19,7 +19,7 @@ import mmap
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,8 @@ _ALL_BITS = (1 << 64) - 1
 #: a file read whole is parsed this many bytes at a time, its pages given back behind
 #: (where the system has madvise: not on Windows, whose mapped pages stay)
 _WHOLE_CHUNK = 32 << 20
+#: a file read whole whose text is longer is parsed in two halves, in two threads
+_SPLIT_BYTES = 16 << 20
 _CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED")
 
 
@@ -351,38 +353,102 @@ def _chunk_end(buf: Any, start: int, size: int, step: int | None = None) -> int:
     return cut + 1
 
 
+@dataclass
+class _Span:
+    """What parsing a span of a buffer a chunk at a time gave: its rows and lines, the
+    ``(first row, rows, topic ids)`` of each chunk with rows, the last row's tag, and the
+    first bad line (``(parsed, its chunk's first line)``) or an exception."""
+
+    rows: int = 0
+    lines: int = 0
+    chunks: list[tuple[int, int, list[bytes]]] = field(default_factory=list)
+    tag: bytes = b""
+    bad: Any = None
+    exc: BaseException | None = None
+
+
+def _parse_span(buf: Any, begin: int, end: int, qrels: bool, out: Any, row0: int,
+                span: _Span) -> None:
+    """Parse ``buf[begin:end]`` (whole lines) a chunk at a time into ``out`` from row
+    ``row0``, giving back the pages of a mapped file behind; stop at a bad line."""
+    try:
+        row, line, pos = row0, 1, begin
+        while pos < end:
+            stop = _chunk_end(buf, pos, end)
+            parsed = R.parse(buf, pos, stop, qrels, out, row)
+            if parsed.bad:
+                span.bad = (parsed, line)
+                return
+            if parsed.n_rows:
+                span.chunks.append((row, parsed.n_rows, parsed.topics))
+                span.tag = parsed.tag
+            row += parsed.n_rows
+            line += parsed.n_lines
+            if isinstance(buf, mmap.mmap) and _CAN_RELEASE:
+                page = (pos // mmap.PAGESIZE) * mmap.PAGESIZE
+                buf.madvise(mmap.MADV_DONTNEED, page, stop - page)
+            pos = stop
+        span.rows, span.lines = row - row0, line - 1
+    except BaseException as exc:  # (of the second thread) raised by the caller
+        span.exc = exc
+
+
 def _parse_whole(source: Source, qrels: bool) -> tuple[Any, Any, list[bytes], bytes, int]:
     """Parse a whole file: ``(buffer, arrays, topics, tag of the last row, rows)``.
 
     The buffer is parsed a chunk at a time into one set of arrays (``qcode``, ``dstart``,
-    ``dlen``, scores or labels), the topic codes of each chunk mapped to the file's (first
-    appearance order); the pages of a mapped file are given back behind the parser, so that
-    the file's text need not stay in memory with its rows.
+    ``dlen``, scores or labels), the topic codes of each chunk then mapped to the file's
+    (first appearance order); the pages of a mapped file are given back behind the parser,
+    so that the file's text need not stay in memory with its rows. A text longer than
+    ``_SPLIT_BYTES`` is parsed in two halves in two threads, the second half's rows written
+    after as many rows as the first half has line ends (moved down if it has blank or
+    comment lines).
     """
+    import threading
+
     name = source_name(source)
     src = _read_all(source)
     buf, size = src.buf, len(src.buf)
-    cap = R.capacity(size - src.begin, qrels) + 2 * (size // _WHOLE_CHUNK + 2)
+    cut = size
+    if size - src.begin > _SPLIT_BYTES:
+        cut = _chunk_end(buf, src.begin, size, (size - src.begin) // 2)
+    slack = 2 * (size // _WHOLE_CHUNK + 2)
+    first_cap = R.capacity(cut - src.begin, qrels) + slack
+    cap = first_cap + R.capacity(size - cut, qrels) + slack
     out = (np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int64),
            np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int64 if qrels else np.float64))
+    first, second = _Span(), _Span()
+    thread = None
+    if cut < size:
+        row0 = min(R.count_line_ends(buf, src.begin, cut), first_cap)
+        thread = threading.Thread(target=_parse_span, name="skrank-parse", daemon=True,
+                                  args=(buf, cut, size, qrels, out, row0, second))
+        thread.start()
+    _parse_span(buf, src.begin, cut, qrels, out, 0, first)
+    if thread is not None:
+        thread.join()
+    line = 1
+    for span in (first, second):
+        if span.exc is not None:
+            raise span.exc
+        if span.bad is not None:
+            parsed, chunk_line = span.bad
+            raise _parse_error(parsed, buf, name, line + chunk_line - 1, qrels)
+        line += span.lines
+    if second.rows and second.chunks[0][0] > first.rows:  # blank or comment lines
+        gap = second.chunks[0][0] - first.rows
+        for a in out:
+            a[first.rows: first.rows + second.rows] = a[first.rows + gap:
+                                                        first.rows + gap + second.rows]
+        second.chunks = [(r - gap, n, t) for r, n, t in second.chunks]
     codes: dict[bytes, int] = {}
-    row, line, pos, tag = 0, 1, src.begin, b""
-    while pos < size:
-        end = _chunk_end(buf, pos, size)
-        parsed = _parse(buf, pos, end, name, line, qrels, out, row)
-        if parsed.n_rows:
-            local = out[0][row: row + parsed.n_rows]
-            to_file = np.array([codes.setdefault(t, len(codes)) for t in parsed.topics],
-                               dtype=np.int32)
-            np.take(to_file, local, out=local)
-            tag = parsed.tag
-        row += parsed.n_rows
-        line += parsed.n_lines
-        if isinstance(buf, mmap.mmap) and _CAN_RELEASE:
-            page = (pos // mmap.PAGESIZE) * mmap.PAGESIZE
-            buf.madvise(mmap.MADV_DONTNEED, page, end - page)
-        pos = end
-    return src, tuple(a[:row] for a in out), list(codes), tag, row
+    for row, n, topics in first.chunks + second.chunks:
+        local = out[0][row: row + n]
+        to_file = np.array([codes.setdefault(t, len(codes)) for t in topics], dtype=np.int32)
+        np.take(to_file, local, out=local)
+    n_rows = first.rows + second.rows
+    tag = second.tag if second.chunks else first.tag
+    return src, tuple(a[:n_rows] for a in out), list(codes), tag, n_rows
 
 
 def read_run_whole(source: Source, *, hash_mask: int = _ALL_BITS) -> tuple[RunRows, str, int]:

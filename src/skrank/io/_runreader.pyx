@@ -701,6 +701,21 @@ def capacity(int64_t size, bint qrels):
     return size // (8 if qrels else 12) + 2
 
 
+def count_line_ends(buffer, int64_t begin, int64_t end):
+    """The line ends (LF, CRLF, lone CR) of ``buffer[begin:end]``: at least the rows it
+    holds."""
+    cdef const uint8_t[::1] buf = buffer
+    cdef int64_t i, n = 0
+    cdef const uint8_t* b = &buf[0] if buf.shape[0] else NULL
+    with nogil:
+        for i in range(begin, end):
+            if b[i] == 10:
+                n += 1
+            elif b[i] == 13 and not (i + 1 < end and b[i + 1] == 10):
+                n += 1
+    return n
+
+
 def group_rows(const int32_t[::1] codes, int64_t n_groups, bint wide=False):
     """``(order, bounds)``: the rows of code ``c`` are ``order[bounds[c]:bounds[c + 1]]``, in
     row order (a counting sort). ``order`` is int32 below 2**31 rows unless ``wide``."""
