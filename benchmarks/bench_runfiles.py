@@ -146,24 +146,35 @@ def write_files(folder: Path, n_topics: int, *, seed: int = 12, interleave: bool
             order = np.lexsort((np.arange(n), topic, within))
             csv.write_csv(table.take(pa.array(order)), out, options)
     if not qrels_path.exists():
-        rng = np.random.default_rng(seed)  # the same documents as the run
-        with open(qrels_path, "wb") as out:
-            for t0 in range(0, n_topics, step):
-                t = np.arange(t0, min(t0 + step, n_topics))
-                k = DOCS_PER_TOPIC
-                doc = rng.integers(0, 20_000, size=(t.size, k)) * k + np.arange(k)
-                rng.normal(size=(t.size, k))  # the scores, to stay in step with the run
-                # 150 retrieved documents and 50 the run missed
-                judged = np.concatenate([doc[:, :150], doc[:, :50] + 20_000 * k], axis=1)
-                label = rng.choice(4, size=judged.shape, p=[0.6, 0.2, 0.12, 0.08])
-                table = pa.table({
-                    "qid": pa.array(np.repeat(t + 1001, judged.shape[1]).astype(str)),
-                    "iter": pa.array(np.zeros(judged.size, dtype=np.int64)),
-                    "doc": pa.array(np.char.add("D", judged.ravel().astype(str))),
-                    "rel": pa.array(label.ravel()),
-                })
-                csv.write_csv(table, out, options)
+        write_qrels(qrels_path, n_topics, seed)
     return qrels_path, run_path
+
+
+def write_qrels(path: Path, n_topics: int, seed: int) -> None:
+    """The qrels of the run of ``write_files``: for each topic 150 of its retrieved documents
+    (those drawn first) and 50 it missed, labels 0..3."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    docs = np.random.default_rng(seed)  # the same documents as the run
+    labels = np.random.default_rng([seed, 1])  # apart: ``docs`` must stay in step
+    options = csv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    step = 500
+    with open(path, "wb") as out:
+        for t0 in range(0, n_topics, step):
+            t = np.arange(t0, min(t0 + step, n_topics))
+            k = DOCS_PER_TOPIC
+            doc = docs.integers(0, 20_000, size=(t.size, k)) * k + np.arange(k)
+            docs.normal(size=(t.size, k))  # the scores, to stay in step with the run
+            judged = np.concatenate([doc[:, :150], doc[:, :50] + 20_000 * k], axis=1)
+            label = labels.choice(4, size=judged.shape, p=[0.6, 0.2, 0.12, 0.08])
+            table = pa.table({
+                "qid": pa.array(np.repeat(t + 1001, judged.shape[1]).astype(str)),
+                "iter": pa.array(np.zeros(judged.size, dtype=np.int64)),
+                "doc": pa.array(np.char.add("D", judged.ravel().astype(str))),
+                "rel": pa.array(label.ravel()),
+            })
+            csv.write_csv(table, out, options)
 
 
 def measure(cmd: list[str], timeout: float | None = None) -> dict:
