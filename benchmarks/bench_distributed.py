@@ -28,8 +28,13 @@ involved (this one, the Dask workers, Spark's JVM and its Python workers; the ma
 shared, so CPU time shows the work and wall time what a user waits), the ratio to the
 single-process call, and the cost per row.
 
+With ``--median``, each Dask line (and the single-process line) also gives the median of its
+runs (and its ratio to the median single-process run), the range of their wall times and the
+load average at its end: the machine may be shared, and the best of a few runs hides how far
+the others spread.
+
 Run: ``python benchmarks/bench_distributed.py [--rows 1000000,10000000] [--repeat 2]
-[--partitions 16] [--spark-partitions 2] [--no-spark] [--no-dask]``.
+[--partitions 16] [--spark-partitions 2] [--no-spark] [--no-dask] [--median]``.
 """
 
 from __future__ import annotations
@@ -82,16 +87,31 @@ def spark_python_seconds() -> float:
     return total
 
 
-def timed(fn, repeat: int):
-    """(best wall seconds, CPU seconds of that run, result)."""
+def timed(fn, repeat: int, runs: list | None = None):
+    """(best wall seconds, CPU seconds of that run, result); each run's (wall, CPU) is
+    appended to ``runs`` where given."""
     best = None
     for _ in range(repeat):
         c0, t0 = cpu_seconds(), time.perf_counter()
         out = fn()
         wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+        if runs is not None:
+            runs.append((wall, cpu))
         if best is None or wall < best[0]:
             best = (wall, cpu, out)
     return best
+
+
+def spread(runs: list, base: tuple[float, float], base_runs: list) -> str:
+    """A Dask line's note: the median run's wall seconds, ratio and CPU seconds, the range of
+    the wall times, and the load average (``--median``); the ratio is to the median of the
+    single-process runs."""
+    walls, cpus = sorted(r[0] for r in runs), sorted(r[1] for r in runs)
+    mid = len(runs) // 2
+    base_wall = sorted(r[0] for r in base_runs)[len(base_runs) // 2]
+    return (f"  (median {walls[mid]:.2f} s, {walls[mid] / base_wall:.2f}x, {cpus[mid]:.2f} "
+            f"cpu s; wall {walls[0]:.2f} to {walls[-1]:.2f}; load "
+            f"{os.getloadavg()[0]:.1f})")
 
 
 def frame_of(n_rows: int) -> pd.DataFrame:
@@ -123,6 +143,8 @@ def main() -> None:
     ap.add_argument("--spark-partitions", type=int, default=os.cpu_count(),
                     help="shuffle partitions of skrank.spark.evaluate (default: the cores)")
     ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument("--median", action="store_true",
+                    help="Dask's lines also give the median run and the range of the runs")
     ap.add_argument("--no-spark", action="store_true")
     args = ap.parse_args()
     sizes = [int(s) for s in args.rows.split(",")]
@@ -169,27 +191,34 @@ def run_size(n: int, args, client, spark) -> None:
     """Time the three calls on ``n`` rows and print their lines."""
     frame = frame_of(n)
     y, s, q = (frame[c].to_numpy() for c in ("y_true", "y_score", "qid"))
-    wall, cpu, want = timed(lambda: skrank.evaluate(y, s, q, metrics=METRICS), args.repeat)
+    base_runs: list = []
+    wall, cpu, want = timed(lambda: skrank.evaluate(y, s, q, metrics=METRICS), args.repeat,
+                            base_runs)
     base = (wall, cpu)
-    row("skrank.evaluate (1 process)", n, wall, cpu, None)
+    row("skrank.evaluate (1 process)", n, wall, cpu, None,
+        spread(base_runs, base, base_runs) if args.median and client is not None else "")
     if client is not None:
         import dask.dataframe as dd
         from distributed import wait
 
-        ddf = client.persist(dd.from_pandas(frame, npartitions=args.partitions, sort=False))
-        wait(ddf)
-        wall, cpu, got = timed(lambda: skrank.dask.evaluate(ddf, metrics=METRICS),
-                               args.repeat)
-        check(got, want, "dask")
-        row("skrank.dask, LocalCluster(2)", n, wall, cpu, base)
         from skrank.dask._layout import plan_layout
 
+        ddf = client.persist(dd.from_pandas(frame, npartitions=args.partitions, sort=False))
+        wait(ddf)
         names = {"qid": "qid", "y_true": "y_true", "y_score": "y_score", "doc_id": None,
                  "sample_weight": None, "retrieved": None}
-        wall, cpu, layout = timed(lambda: plan_layout(ddf, names), args.repeat)
-        row("  its layout reduction", n, wall, cpu, base)
-        wall, cpu, _ = timed(lambda: dask_shuffle_alone(ddf, layout), args.repeat)
-        row("  its shuffle alone (the floor)", n, wall, cpu, base)
+        layout = plan_layout(ddf, names)
+        for label, call in [
+                ("skrank.dask, LocalCluster(2)",
+                 lambda: skrank.dask.evaluate(ddf, metrics=METRICS)),
+                ("  its layout reduction", lambda: plan_layout(ddf, names)),
+                ("  its shuffle alone (the floor)", lambda: dask_shuffle_alone(ddf, layout))]:
+            runs: list = []
+            wall, cpu, got = timed(call, args.repeat, runs)
+            if label.startswith("skrank"):
+                check(got, want, "dask")
+            row(label, n, wall, cpu, base,
+                spread(runs, base, base_runs) if args.median else "")
         client.cancel(ddf)
     if spark is not None:
         with warnings.catch_warnings():

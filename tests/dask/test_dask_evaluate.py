@@ -20,7 +20,13 @@ from hypothesis import strategies as st
 import skrank
 import skrank.dask
 import skrank.stats
-from skrank.dask._evaluate import _per_query, _run, _shuffle_method
+from skrank.dask._evaluate import (
+    _ROWS_PER_PARTITION,
+    _output_partitions,
+    _per_query,
+    _run,
+    _shuffle_method,
+)
 from skrank.dask._layout import plan_layout
 from skrank.metrics._pieces import make_plan
 
@@ -87,6 +93,39 @@ def test_the_chosen_shuffle_method_is_the_one_that_runs(dask_client):
         with dask.config.set({"dataframe.shuffle.method": "p2p"}):
             keys = _graph_keys(rows, 4)
             assert "p2p" in keys and "taskshuffle" not in keys
+
+
+def test_default_output_partitions():
+    # one a thread, no more than the input has, but no more rows a partition than the limit;
+    # no client (threads None) or no count of the rows (None): as many as the input has
+    assert _output_partitions(16, 10_000_000, 2) == 2
+    assert _output_partitions(3, 1_000, 8) == 3
+    assert _output_partitions(16, 0, 2) == 2
+    assert _output_partitions(16, 12 * _ROWS_PER_PARTITION, 2) == 12
+    assert _output_partitions(16, 12 * _ROWS_PER_PARTITION + 1, 2) == 13
+    assert _output_partitions(4, 40 * _ROWS_PER_PARTITION, 2) == 40  # more than the input
+    assert _output_partitions(16, 10_000_000, None) == 16
+    assert _output_partitions(16, None, 2) == 16
+
+
+def test_default_partitions_are_the_clusters_threads(dask_client):
+    # under the client (two single-threaded workers) the rows of six input partitions are
+    # shuffled into two, one a thread; the result is the same
+    frame = random_frame(11, n_queries=200, max_size=30)
+    ddf = dd.from_pandas(frame, npartitions=6, sort=False)
+    rows = ddf[["qid", "y_true", "y_score"]]
+    plan = make_plan(["ndcg@5"], None, None, False, False, False, "skrank.dask.evaluate", {})
+    names = {"qid": "qid", "y_true": "y_true", "y_score": "y_score", "doc_id": None,
+             "sample_weight": None, "retrieved": None}
+    with dask_client.as_current():
+        assert len(_per_query(rows, plan, plan_layout(rows, names), None, shuffle=True)) == 2
+        assert len(_per_query(rows, plan, plan_layout(rows, names), 5, shuffle=True)) == 5
+        got = _evaluate(ddf, "default")
+        with dask.config.set(scheduler="sync"):  # a local scheduler: the input's partitions
+            assert len(_per_query(rows, plan, plan_layout(rows, names), None,
+                                  shuffle=True)) == 6
+    assert len(_per_query(rows, plan, plan_layout(rows, names), None, shuffle=True)) == 6
+    assert_same_result(got, reference(frame, "default"))
 
 
 def test_partition_count_changes_nothing():
