@@ -119,20 +119,45 @@ def _plan(ties, frame):
     return plan.with_max_label(float(frame["y_true"].max()))
 
 
+@pytest.mark.parametrize("runs", ["reversed", "in order"])
 @pytest.mark.parametrize("ties", ["input", "docid"])
-def test_task_sort_puts_rows_back_in_input_order(ties):
+def test_task_sort_puts_rows_back_in_input_order(ties, runs):
     """The shuffle delivers each input partition's rows as a run, the runs in any order:
-    here the last partition's first and the rows of every query spread over the runs."""
+    here the last partition's first (the task sorts), or in the input's order (the task
+    finds the positions increasing and moves nothing), the rows of every query spread over
+    the runs."""
     from skrank.metrics._pieces import gather
 
     frame = random_frame(21, n_queries=30, max_size=25, weights=False)
     table = _task_rows(frame)
     part = table.column(S.FIRST).to_numpy() >> S._ROW_BITS
-    arrival = table.take(np.argsort(-part, kind="stable"))  # runs 2, 1, 0
+    arrival = table.take(np.argsort(-part if runs == "reversed" else part,
+                                    kind="stable"))  # runs 2, 1, 0 or 0, 1, 2
     plan = _plan(ties, frame)
     got = gather(plan, _run_task(S._Partition(plan, _NAMES), arrival))
     assert_same_result(got, skrank.evaluate(*_arrays(frame), metrics=METRICS, ties=ties,
                                             doc_id=frame["doc"].to_numpy()))
+
+
+def test_task_columns_are_views_of_the_joined_batches():
+    """Integers and floats without nulls become NumPy views of one array joined in Arrow's
+    memory pool (read-only); other columns (nulls, booleans, strings) as pyarrow converts
+    them. Either way the values and dtype of ``ChunkedArray.to_numpy``."""
+    import pyarrow as pa
+
+    columns = {
+        "int": pa.chunked_array([[3, 1], [2], [7, 7, 0]], pa.int64()),
+        "int32": pa.chunked_array([[3, 1], [2]], pa.int32()),
+        "float": pa.chunked_array([[0.5, np.nan], [2.0]], pa.float64()),
+        "one chunk": pa.chunked_array([[1.5, 2.5, 0.0]], pa.float64()),
+        "nulls": pa.chunked_array([[3, None], [2]], pa.int64()),
+        "bool": pa.chunked_array([[True, False], [True]]),
+        "str": pa.chunked_array([["a", "b"], ["a"]]),
+    }
+    for name, column in columns.items():
+        got, want = S._numpy(column), column.to_numpy()
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), name
+        assert got.flags.writeable == (name in ("nulls", "bool", "str")), name
 
 
 def test_carry_over_keeps_queries_that_batches_split_whole():

@@ -78,12 +78,27 @@ def _arrow_types(plan: Plan):
     return [(name, kinds[kind]) for name, kind in piece_columns(plan)]
 
 
+def _numpy(column) -> np.ndarray:
+    """One column of an Arrow table as one NumPy array. Integers and floats without nulls
+    are joined in Arrow's memory pool, which the Python worker keeps from task to task,
+    and viewed without a copy (read-only); other columns as pyarrow converts them."""
+    import pyarrow as pa
+
+    kind = column.type
+    if (column.null_count == 0 and column.num_chunks
+            and (pa.types.is_integer(kind) or kind in (pa.float32(), pa.float64()))):
+        joined = (column.chunk(0) if column.num_chunks == 1
+                  else pa.concat_arrays(column.chunks))
+        return joined.to_numpy(zero_copy_only=True)
+    return column.to_numpy()
+
+
 def _columns(table, names: dict[str, str | None]) -> dict[str, np.ndarray | None]:
     """The task's columns of an Arrow table as NumPy arrays, by parameter (None where the
     caller gave no such column), and the input positions under ``FIRST``."""
-    cols = {p: (table.column(_COLS[p]).to_numpy() if names[p] is not None else None)
+    cols = {p: (_numpy(table.column(_COLS[p])) if names[p] is not None else None)
             for p in names}
-    cols[FIRST] = table.column(FIRST).to_numpy()
+    cols[FIRST] = _numpy(table.column(FIRST))
     return cols
 
 
@@ -123,14 +138,18 @@ class _Partition:
             return
         qid_type = got[0].schema.field(_COLS["qid"]).type
         cols = _columns(pa.Table.from_batches(got), self.names)
-        del got  # the Arrow buffers, where NumPy did not take them over
-        # the shuffle delivers runs of increasing positions (one per input partition), which
-        # a stable sort (timsort) merges at a few ns a row
-        order = np.argsort(cols[FIRST], kind="stable")
-        for param, col in cols.items():  # one column at a time: one more column in memory
-            if col is not None:
-                cols[param] = col[order]
-        del col
+        del got  # the batches as received, now joined
+        first = cols[FIRST]
+        # the shuffle delivers one run of increasing positions per input partition, in
+        # the order of the input partitions where it can (then nothing is moved), or else
+        # in any order, which a stable sort (timsort) merges at a few ns a row
+        if first.shape[0] > 1 and not (first[1:] > first[:-1]).all():
+            order = np.argsort(first, kind="stable")
+            for param, col in cols.items():  # one column at a time: one more in memory
+                if col is not None:
+                    cols[param] = col[order]
+            del col, order
+        del first
         yield _piece_batch(self.plan, cols, qid_type)
 
 
