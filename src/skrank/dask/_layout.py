@@ -52,10 +52,16 @@ class Field:
     def bits(self) -> int:
         return (self.hi - self.lo).bit_length()
 
-    def take(self, values: np.ndarray) -> np.ndarray:
-        """The field's bits of each row, in place in the key."""
-        # one array, modified in place (each temporary is a pass over fresh memory)
-        v = values.astype(np.int64)
+    def take(self, values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The field's bits of each row, in place in the key: a new array, or ``out`` (an
+        int64 array of the rows' length, free to be overwritten)."""
+        # one array, modified in place (each temporary is a pass over fresh memory; in a
+        # Dask worker, its pages' faults)
+        if out is None:
+            v = values.astype(np.int64)
+        else:
+            v = out
+            v[...] = values
         if self.lo:
             v -= np.int64(self.lo)
         if self.shift:
@@ -204,6 +210,7 @@ def pack(pdf, layout: Layout, partition_info=None):
     key = layout.position(number, n)
     if layout.pos_shift:
         key <<= np.int64(layout.pos_shift)
+    spare = None  # the fields' bits, one after the other
     for param, field in (("qid", layout.qid), ("y_true", layout.label)):
         if field is None:
             continue
@@ -212,7 +219,8 @@ def pack(pdf, layout: Layout, partition_info=None):
             raise _changed(number, f"{param} from {field.lo} to {field.hi} then, from "
                                    f"{values.min()} to {values.max()} now")
         if field.bits:  # (out of its range, a field would spill into the others)
-            key |= field.take(values)  # the key's other bits are 0 there
+            spare = field.take(values, spare)
+            key |= spare  # the key's other bits are 0 there
     cols = {layout.key: key}
     cols.update((c, pdf[c].to_numpy()) for c in layout.carried)
     return pd.DataFrame(cols, copy=False)
