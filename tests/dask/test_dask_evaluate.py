@@ -96,14 +96,20 @@ def test_the_chosen_shuffle_method_is_the_one_that_runs(dask_client):
 
 
 def test_default_output_partitions():
-    # one a thread, no more than the input has, but no more rows a partition than the limit;
-    # no client (threads None) or no count of the rows (None): as many as the input has
-    assert _output_partitions(16, 10_000_000, 2) == 2
+    # one a thread, no more than the input has, while a partition holds no more rows than
+    # the limit; else as many per thread as that takes; no client (threads None) or no
+    # count of the rows (None): as many as the input has
+    cap = _ROWS_PER_PARTITION
+    assert _output_partitions(16, 10_000, 2) == 2
     assert _output_partitions(3, 1_000, 8) == 3
     assert _output_partitions(16, 0, 2) == 2
-    assert _output_partitions(16, 12 * _ROWS_PER_PARTITION, 2) == 12
-    assert _output_partitions(16, 12 * _ROWS_PER_PARTITION + 1, 2) == 13
-    assert _output_partitions(4, 40 * _ROWS_PER_PARTITION, 2) == 40  # more than the input
+    assert _output_partitions(16, 2 * cap, 2) == 2
+    assert _output_partitions(16, 2 * cap + 1, 2) == 4
+    assert _output_partitions(16, 10_000_000, 2) == 4
+    assert _output_partitions(16, 6 * cap, 2) == 6
+    assert _output_partitions(16, 6 * cap + 1, 2) == 8
+    assert _output_partitions(4, 40 * cap, 2) == 40  # more than the input
+    assert _output_partitions(3, 40 * cap, 1) == 40
     assert _output_partitions(16, 10_000_000, None) == 16
     assert _output_partitions(16, None, 2) == 16
 

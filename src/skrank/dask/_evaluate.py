@@ -121,11 +121,12 @@ def evaluate(
     {columns}
     npartitions : int, optional
         Partitions after the shuffle. By default, under a ``distributed`` client, one per
-        thread of its workers (at most as many as ``ddf`` has), but at least one per 8,388,608
-        rows (counted by the reduction of the layout; without the reduction, as many as
-        ``ddf`` has); under a local scheduler, as many as ``ddf`` has. Fewer, larger
-        partitions make a cheaper shuffle (Dask's costs by the piece, input partitions times
-        output partitions) and a larger task each.
+        thread of its workers (at most as many as ``ddf`` has), or where that makes
+        partitions of more than 4,194,304 rows (counted by the reduction of the layout), as
+        many per thread as it takes to keep under that; without the reduction, and under a
+        local scheduler, as many as ``ddf`` has. Fewer, larger partitions make a cheaper
+        shuffle (Dask's costs by the piece, input partitions times output partitions) and a
+        larger task each.
     {conventions}
 
     Raises
@@ -203,9 +204,9 @@ def _shuffle_method(n_in: int, n_out: int) -> str | None:
     return None
 
 
-# the most rows of an output partition that the default number of partitions allows: 134 MB
-# of packed rows (a key and a score), about 600 MB at the peak of the evaluation's task
-_ROWS_PER_PARTITION = 1 << 23
+# the most rows of an output partition that the default number of partitions allows: 67 MB
+# of packed rows (a key and a score), about 300 MB at the peak of the evaluation's task
+_ROWS_PER_PARTITION = 1 << 22
 
 
 def _cluster_threads() -> int | None:
@@ -235,18 +236,22 @@ def _cluster_threads() -> int | None:
 
 def _output_partitions(n_in: int, n_rows: int | None, threads: int | None) -> int:
     """The default number of partitions after the shuffle: under a distributed client
-    (``threads``, its workers' threads), one a thread, no more than the input has, but at
-    least one per :data:`_ROWS_PER_PARTITION` rows (``n_rows``, where the layout's reduction
-    counted them); otherwise as many as the input has.
+    (``threads``, its workers' threads), one a thread (no more than the input has) where
+    that holds at most :data:`_ROWS_PER_PARTITION` rows a partition (``n_rows``, counted by
+    the layout's reduction), else as many per thread as it takes; otherwise as many as the
+    input has.
 
-    Dask's shuffle costs by the piece (input partitions times output partitions: each a task
-    to schedule and, between workers, a message) as much as by the row: on a LocalCluster of
-    two single-threaded workers, 10M rows in 16 partitions, the call took 1.07 s wall
-    (median 1.21) and 1.84 CPU seconds (median 1.92) with 2 output partitions, against 1.56
-    (1.86) and 2.28 (2.57) with 16 (five interleaved rounds, load average 3)."""
+    Dask's shuffle costs by the piece (input partitions times output partitions: each a
+    task to schedule and, between workers, a message) as much as by the row, and a task of
+    millions of rows by its fresh memory: on a LocalCluster of two single-threaded workers,
+    10M rows in 16 partitions, the call took a median of 1.9 s wall and 1.8 CPU seconds with
+    4 output partitions, 3.5 and 3.0 with 2 (tasks of 5M rows, some taking ten times their
+    time) and 2.6 and 2.3 with 16 (interleaved rounds, load average 5 to 6; with a load
+    average of 3: 1.5, 1.2 and 1.9 s)."""
     if threads is None or n_rows is None:
         return n_in
-    return max(min(n_in, threads), -(-n_rows // _ROWS_PER_PARTITION))
+    per_thread = -(-n_rows // (threads * _ROWS_PER_PARTITION))
+    return per_thread * threads if per_thread > 1 else min(n_in, threads)
 
 
 def _shuffled(rows, layout: Layout, npartitions: int | None):
