@@ -267,10 +267,10 @@ def spark_shuffle_alone(sdf, partitions: int, then: str | None) -> None:
     """What ``skrank.spark.evaluate`` shuffles, shuffled as it does, written to Spark's
     ``noop`` sink; with ``then="transfer"``, read by Python tasks as Arrow batches instead
     (``mapInArrow`` over them, nothing returned)."""
-    from skrank.spark._evaluate import _shuffled
+    from skrank.spark._evaluate import _packed, _shuffled
 
     names = {"qid": "qid", "y_true": "y_true", "y_score": "y_score"}
-    rows = _shuffled(sdf, names, partitions)
+    rows = _shuffled(sdf, names, partitions, _packed(sdf, names))
     if then == "transfer":
         rows.mapInArrow(_read_batches, "x long").collect()
     else:

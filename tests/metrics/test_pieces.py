@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skrank.metrics._groups import group_rows
 from skrank.metrics import _pieces
+from skrank.metrics._groups import group_rows
 
 
 def _cases():

@@ -91,15 +91,18 @@ _NAMES = {"qid": "qid", "y_true": "y_true", "y_score": "y_score", "doc_id": "doc
           "sample_weight": None, "retrieved": None}
 
 
-def _task_rows(frame):
-    """The frame as the tasks' columns, with the rows' positions (3 input partitions)."""
+def _task_rows(frame, packed=None):
+    """The frame as the tasks' columns, with the rows' positions (3 input partitions); the
+    labels in the positions' low bits where ``packed``."""
     import pyarrow as pa
 
     n = len(frame)
     part = np.arange(n) * 3 // n
     first = (part << S._ROW_BITS) + np.arange(n) - np.searchsorted(part, part)
+    if packed:
+        first = (first << S._LABEL_BITS) | frame["y_true"].to_numpy()
     return pa.table({S._COLS[p]: frame[c].to_numpy() for p, c in _NAMES.items()
-                     if c is not None} | {S.FIRST: first})
+                     if c is not None and not (packed and p == "y_true")} | {S.FIRST: first})
 
 
 def _run_task(fn, table, batch_rows=7):
@@ -119,9 +122,10 @@ def _plan(ties, frame):
     return plan.with_max_label(float(frame["y_true"].max()))
 
 
+@pytest.mark.parametrize("packed", [None, "int64"])
 @pytest.mark.parametrize("runs", ["reversed", "in order"])
 @pytest.mark.parametrize("ties", ["input", "docid"])
-def test_task_sort_puts_rows_back_in_input_order(ties, runs):
+def test_task_sort_puts_rows_back_in_input_order(ties, runs, packed):
     """The shuffle delivers each input partition's rows as a run, the runs in any order:
     here the last partition's first (the task sorts), or in the input's order (the task
     finds the positions increasing and moves nothing), the rows of every query spread over
@@ -129,12 +133,12 @@ def test_task_sort_puts_rows_back_in_input_order(ties, runs):
     from skrank.metrics._pieces import gather
 
     frame = random_frame(21, n_queries=30, max_size=25, weights=False)
-    table = _task_rows(frame)
-    part = table.column(S.FIRST).to_numpy() >> S._ROW_BITS
+    table = _task_rows(frame, packed)
+    part = table.column(S.FIRST).to_numpy() >> (S._ROW_BITS + (S._LABEL_BITS if packed else 0))
     arrival = table.take(np.argsort(-part if runs == "reversed" else part,
                                     kind="stable"))  # runs 2, 1, 0 or 0, 1, 2
     plan = _plan(ties, frame)
-    got = gather(plan, _run_task(S._Partition(plan, _NAMES), arrival))
+    got = gather(plan, _run_task(S._Partition(plan, _NAMES, packed), arrival))
     assert_same_result(got, skrank.evaluate(*_arrays(frame), metrics=METRICS, ties=ties,
                                             doc_id=frame["doc"].to_numpy()))
 
@@ -160,23 +164,83 @@ def test_task_columns_are_views_of_the_joined_batches():
         assert got.flags.writeable == (name in ("nulls", "bool", "str")), name
 
 
-def test_carry_over_keeps_queries_that_batches_split_whole():
+@pytest.mark.parametrize("packed", [None, "int64"])
+def test_carry_over_keeps_queries_that_batches_split_whole(packed):
     """Spark's sort delivers the rows by query, then position, in 7-row batches: the
     carry-over keeps every query whole, and each batch alone splits them."""
     from skrank.metrics._pieces import gather
 
     frame = random_frame(22, n_queries=30, max_size=25, weights=False)
-    table = _task_rows(frame)
+    table = _task_rows(frame, packed)
     ordered = table.take(np.lexsort((table.column(S.FIRST).to_numpy(),
                                      table.column(S._COLS["qid"]).to_numpy())))
     plan = _plan("input", frame)
     want = skrank.evaluate(*_arrays(frame), metrics=METRICS, ties="input",
                            doc_id=frame["doc"].to_numpy())
     for chunk_rows in (1, 50, S._CHUNK_ROWS):
-        got = gather(plan, _run_task(S._Pieces(plan, _NAMES, True, chunk_rows), ordered))
+        got = gather(plan, _run_task(S._Pieces(plan, _NAMES, True, chunk_rows, packed),
+                                     ordered))
         assert_same_result(got, want)
     with pytest.raises(skrank.InputError, match="in two pieces"):
-        gather(plan, _run_task(S._Pieces(plan, _NAMES, False, 1), ordered))
+        gather(plan, _run_task(S._Pieces(plan, _NAMES, False, 1, packed), ordered))
+
+
+@pytest.mark.parametrize("sort", ["task", "spark"])
+def test_a_label_that_was_not_packed_asks_for_a_second_run(sort):
+    """A null packed position (a label that did not fit) makes the task answer one row
+    that the driver takes as the request to run again with the labels in their column."""
+    import pyarrow as pa
+
+    frame = random_frame(23, n_queries=30, max_size=25, weights=False)
+    table = _task_rows(frame, "int64")
+    key = table.column(S.FIRST).to_numpy().astype(object)
+    key[len(key) // 2] = None
+    table = table.set_column(table.schema.get_field_index(S.FIRST), S.FIRST,
+                             pa.array(key, pa.int64()))
+    plan = _plan("input", frame)
+    fn = (S._Partition(plan, _NAMES, "int64") if sort == "task"
+          else S._Pieces(plan, _NAMES, True, 50, "int64"))
+    got = _run_task(fn, table)
+    assert S._UNPACKED in list(got[S.ERROR_KIND])
+
+
+# labels of every kind: integers that fit travel packed, others in their column (a second
+# run where an integer does not fit), with the result and errors of the unpacked run
+_LABELS = {"long": (["int64"], {}), "byte": (["int8"], {}), "int": (["int32"], {}),
+           "300": (["int64", None], {}), "negative": (["int64", None], {"gain": "linear"}),
+           "double": ([None], {})}
+
+
+@pytest.mark.parametrize("sort", ["task", "spark"])
+@pytest.mark.parametrize("labels", list(_LABELS))
+def test_labels_travel_packed_where_they_fit(spark, monkeypatch, sort, labels):
+    import pyspark.sql.functions as F
+
+    frame = random_frame(16, n_queries=30, max_size=20, weights=False)
+    if labels in ("300", "negative"):
+        frame.loc[frame.index[5], "y_true"] = 300 if labels == "300" else -1
+    sdf = _frame(spark, frame)
+    if labels in ("byte", "int", "double"):
+        sdf = sdf.withColumn("y_true", F.col("y_true").cast(labels))
+    runs, run = [], S._run
+    monkeypatch.setattr(S, "_run", lambda *a: runs.append(a[-1]) or run(*a))
+    metrics = ["dcg@5", "ap", "rr", "p@3"]  # DCG: negative labels under gain="linear"
+    packed, kw = _LABELS[labels]
+    got = skrank.spark.evaluate(sdf, metrics=metrics, sort=sort, **kw)
+    assert runs == packed
+    assert_same_result(got, skrank.evaluate(*_arrays(_collected(sdf)), metrics=metrics, **kw))
+
+
+def test_a_null_label_gives_the_error_of_the_unpacked_run(spark, monkeypatch):
+    frame = random_frame(17, n_queries=8, max_size=6, weights=False).astype({"y_true": float})
+    frame.loc[3, "y_true"] = np.nan
+    sdf = _frame(spark, frame).selectExpr("qid", "cast(y_true as long) as y_true", "y_score")
+    with pytest.raises(skrank.InputError) as packed_first:
+        skrank.spark.evaluate(sdf, metrics=["ndcg@5"])
+    monkeypatch.setattr(S, "_packed", lambda sdf, names: None)
+    with pytest.raises(skrank.InputError) as unpacked:
+        skrank.spark.evaluate(sdf, metrics=["ndcg@5"])
+    assert str(packed_first.value) == str(unpacked.value)
 
 
 def test_duplicate_documents_are_refused_as_one_line(spark):

@@ -12,6 +12,8 @@ import numpy as np
 from .._validation import param_error
 from ..conventions import Conventions
 from ..metrics._pieces import (
+    ERROR,
+    ERROR_KIND,
     FIRST,
     Plan,
     check_frame_params,
@@ -31,6 +33,16 @@ __all__ = ["evaluate"]
 _CALLER = "skrank.spark.evaluate"
 # monotonically_increasing_id(): the partition id in the upper 31 bits, the row in the lower 33
 _ROW_BITS = 33
+# integer labels 0..255 travel in the low bits of the position (one column less to shuffle
+# and to send to Python), where the input has fewer than 2**22 partitions: the position then
+# fits in the 63 bits above them
+_LABEL_BITS = 8
+_PACKED_PARTITIONS = 1 << (63 - _ROW_BITS - _LABEL_BITS)
+# the NumPy dtype of each Spark integer type of labels (which pyarrow gives them)
+_LABEL_DTYPES = {"byte": "int8", "short": "int16", "integer": "int32", "long": "int64"}
+# a task's error kind that asks the driver to run again with the labels in their own column
+# (a label outside 0..255 or null, or a partition number too large, where they were packed)
+_UNPACKED = "_Unpacked"
 # the columns the tasks receive, under names that cannot clash with the caller's
 _COLS = {"qid": "_q", "y_true": "_y", "y_score": "_s", "doc_id": "_d",
          "sample_weight": "_w", "retrieved": "_r"}
@@ -93,23 +105,58 @@ def _numpy(column) -> np.ndarray:
     return column.to_numpy()
 
 
-def _columns(table, names: dict[str, str | None]) -> dict[str, np.ndarray | None]:
+def _columns(table, names: dict[str, str | None],
+             packed: str | None = None) -> dict[str, np.ndarray | None]:
     """The task's columns of an Arrow table as NumPy arrays, by parameter (None where the
-    caller gave no such column), and the input positions under ``FIRST``."""
-    cols = {p: (_numpy(table.column(_COLS[p])) if names[p] is not None else None)
+    caller gave no such column), and the input positions under ``FIRST``; where ``packed``
+    (the labels' NumPy dtype), the labels are taken from the low bits of the positions
+    (the table's ``FIRST`` holds no null: see :func:`_unpackable`)."""
+    cols = {p: (_numpy(table.column(_COLS[p]))
+                if names[p] is not None and not (packed and p == "y_true") else None)
             for p in names}
-    cols[FIRST] = _numpy(table.column(FIRST))
+    if packed is None:
+        cols[FIRST] = _numpy(table.column(FIRST))
+    else:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        key = table.column(FIRST)
+        key = key.chunk(0) if key.num_chunks == 1 else pa.concat_arrays(key.chunks)
+        # in Arrow's memory pool, as the other columns
+        cols[FIRST] = pc.shift_right(key, _LABEL_BITS).to_numpy(zero_copy_only=True)
+        label = pc.bit_wise_and(key, (1 << _LABEL_BITS) - 1)
+        cols["y_true"] = label.cast(pa.from_numpy_dtype(np.dtype(packed))).to_numpy(
+            zero_copy_only=True)
     return cols
+
+
+def _unpackable(table, packed: str | None) -> bool:
+    """Whether the labels were to be packed with the positions but some row's could not be
+    (its packed position is null)."""
+    return packed is not None and table.column(FIRST).null_count > 0
 
 
 def _piece_batch(plan: Plan, cols, qid_type):
     """Evaluate the rows of whole queries (``cols`` from :func:`_columns`, each query's rows
     in input order) into the per-query Arrow batch of :func:`_out_schema`."""
-    import pyarrow as pa
-
     out = evaluate_piece(plan, cols["qid"], cols[FIRST], cols["y_true"], cols["y_score"],
                          doc_id=cols["doc_id"], sample_weight=cols["sample_weight"],
                          retrieved=cols["retrieved"], locate=_locate)
+    return _batch(plan, out, qid_type)
+
+
+def _unpacked_batch(plan: Plan, table):
+    """The one-row batch that asks the driver to run again with the labels unpacked."""
+    qid = table.column(_COLS["qid"]).slice(0, 1).to_numpy()
+    return _batch(plan, {"qid": qid, FIRST: np.zeros(1, dtype=np.int64),
+                         ERROR: ["labels not packed"], ERROR_KIND: [_UNPACKED]},
+                  table.schema.field(_COLS["qid"]).type)
+
+
+def _batch(plan: Plan, out, qid_type):
+    """The per-query Arrow batch of :func:`_out_schema` of a per-query table."""
+    import pyarrow as pa
+
     n_q = len(out["qid"])
     arrays = [pa.array(out["qid"], type=qid_type)]
     names = ["qid"]
@@ -127,8 +174,8 @@ class _Partition:
     the rows in input order with one NumPy sort of their positions and evaluates them at
     once. The task holds its whole partition."""
 
-    def __init__(self, plan: Plan, names: dict[str, str | None]):
-        self.plan, self.names = plan, names
+    def __init__(self, plan: Plan, names: dict[str, str | None], packed: str | None = None):
+        self.plan, self.names, self.packed = plan, names, packed
 
     def __call__(self, batches):
         import pyarrow as pa
@@ -137,8 +184,13 @@ class _Partition:
         if not got:
             return
         qid_type = got[0].schema.field(_COLS["qid"]).type
-        cols = _columns(pa.Table.from_batches(got), self.names)
-        del got  # the batches as received, now joined
+        table = pa.Table.from_batches(got)
+        del got
+        if _unpackable(table, self.packed):
+            yield _unpacked_batch(self.plan, table)
+            return
+        cols = _columns(table, self.names, self.packed)
+        del table  # the batches as received, now joined
         first = cols[FIRST]
         # the shuffle delivers one run of increasing positions per input partition, in
         # the order of the input partitions where it can (then nothing is moved), or else
@@ -163,8 +215,9 @@ class _Pieces:
     by a batch boundary is refused)."""
 
     def __init__(self, plan: Plan, names: dict[str, str | None], carry: bool = True,
-                 chunk_rows: int = _CHUNK_ROWS):
+                 chunk_rows: int = _CHUNK_ROWS, packed: str | None = None):
         self.plan, self.names, self.carry, self.chunk_rows = plan, names, carry, chunk_rows
+        self.packed = packed
 
     def __call__(self, batches):
         import pyarrow as pa
@@ -179,6 +232,9 @@ class _Pieces:
             if self.carry and rows < self.chunk_rows:
                 continue
             table = pa.Table.from_batches(pending).combine_chunks()
+            if _unpackable(table, self.packed):
+                yield _unpacked_batch(self.plan, table)
+                return
             qid = table.column(_COLS["qid"]).to_numpy()
             cut = qid.shape[0]
             if self.carry:  # the last query may go on in the next batch
@@ -189,10 +245,12 @@ class _Pieces:
             pending = [table.slice(cut).to_batches()[0]] if cut < table.num_rows else []
             rows = table.num_rows - cut
         if pending:
-            yield self._evaluate(pa.Table.from_batches(pending).combine_chunks())
+            table = pa.Table.from_batches(pending).combine_chunks()
+            yield (_unpacked_batch(self.plan, table) if _unpackable(table, self.packed)
+                   else self._evaluate(table))
 
     def _evaluate(self, table):
-        return _piece_batch(self.plan, _columns(table, self.names),
+        return _piece_batch(self.plan, _columns(table, self.names, self.packed),
                             table.schema.field(_COLS["qid"]).type)
 
 
@@ -295,16 +353,38 @@ def evaluate(
     if plan.needs_max_label:
         top = sdf.agg(F.max(F.col(y_true))).first()[0]
         plan = plan.with_max_label(None if top is None else float(top))
-    return _run(_shuffled(sdf, names, num_partitions), plan, names, sort)
+    packed = _packed(sdf, names)
+    result = _run(_shuffled(sdf, names, num_partitions, packed), plan, names, sort, packed)
+    if result is None:  # a label could not be packed: each in its own column
+        result = _run(_shuffled(sdf, names, num_partitions, None), plan, names, sort, None)
+    return result
 
 
-def _shuffled(sdf, names: dict[str, str | None], num_partitions: int | None):
+def _packed(sdf, names: dict[str, str | None]) -> str | None:
+    """The NumPy dtype of the labels where they are integers, which the shuffle then carries
+    in the low bits of the positions (wherever they are within 0..255), else None."""
+    return _LABEL_DTYPES.get(sdf.schema[names["y_true"]].dataType.typeName())
+
+
+def _shuffled(sdf, names: dict[str, str | None], num_partitions: int | None,
+              packed: str | None):
     """The columns named (renamed to ``_COLS``) and the rows' positions (``FIRST``),
     repartitioned on the query id: what the tasks read (``benchmarks/bench_distributed.py``
-    times it alone, Spark's floor under the evaluation)."""
+    times it alone, Spark's floor under the evaluation). Where ``packed`` (see
+    :func:`_packed`), the labels travel in the low bits of the positions, and a row whose
+    label is null or outside 0..255 (or whose input partition's number is too large) has a
+    null there, which asks the driver to run again with ``packed=None``."""
     _, F = _import_spark()
-    rows = sdf.select(*(F.col(n).alias(_COLS[p]) for p, n in names.items() if n is not None),
-                      F.monotonically_increasing_id().alias(FIRST))
+    position = F.monotonically_increasing_id()
+    cols = [F.col(n).alias(_COLS[p]) for p, n in names.items()
+            if n is not None and not (packed and p == "y_true")]
+    if packed:
+        label = F.col(names["y_true"])
+        fits = (label.isNotNull() & (label >= 0) & (label < (1 << _LABEL_BITS))
+                & (F.spark_partition_id() < _PACKED_PARTITIONS))
+        position = F.when(fits, F.shiftleft(position, _LABEL_BITS)
+                          .bitwiseOR(label.cast("long")))
+    rows = sdf.select(*cols, position.alias(FIRST))
     if not _SHUFFLE:
         return rows
     if num_partitions:
@@ -312,14 +392,16 @@ def _shuffled(sdf, names: dict[str, str | None], num_partitions: int | None):
     return rows.repartition(_COLS["qid"])
 
 
-def _run(parts, plan: Plan, names, sort: str) -> EvaluationResult:
-    """Put each partition in order, evaluate it, gather and assemble."""
+def _run(parts, plan: Plan, names, sort: str, packed: str | None) -> EvaluationResult | None:
+    """Put each partition in order, evaluate it, gather and assemble; None where the labels
+    were to be packed and a task could not unpack them."""
     schema = _out_schema(plan, parts.schema[_COLS["qid"]].dataType)
     if sort == "task":
-        per_query = parts.mapInArrow(_Partition(plan, names), schema)
+        per_query = parts.mapInArrow(_Partition(plan, names, packed), schema)
     else:
         ordered = parts.sortWithinPartitions(_COLS["qid"], FIRST)
-        per_query = ordered.mapInArrow(_Pieces(plan, names, _CARRY, _CHUNK_ROWS), schema)
+        per_query = ordered.mapInArrow(_Pieces(plan, names, _CARRY, _CHUNK_ROWS, packed),
+                                       schema)
     try:
         table = per_query.toArrow() if hasattr(per_query, "toArrow") else None
         columns = ({c: table.column(c).to_numpy() for c in table.column_names}
@@ -328,6 +410,9 @@ def _run(parts, plan: Plan, names, sort: str) -> EvaluationResult:
     except Exception as exc:
         _unwrap(exc)
         raise
+    if packed is not None and (np.asarray(columns[ERROR_KIND], dtype=object)
+                               == _UNPACKED).any():
+        return None
     return gather(plan, columns)
 
 
