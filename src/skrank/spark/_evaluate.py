@@ -74,6 +74,11 @@ def _import_spark():
 _locate = locator(_ROW_BITS)
 
 
+def _locate_packed(key: int) -> str:
+    """Where a row was in the input, from its position with its label packed below."""
+    return _locate(key >> _LABEL_BITS)
+
+
 def _out_schema(plan: Plan, qid_type):
     from pyspark.sql import types as T
 
@@ -109,8 +114,9 @@ def _columns(table, names: dict[str, str | None],
              packed: str | None = None) -> dict[str, np.ndarray | None]:
     """The task's columns of an Arrow table as NumPy arrays, by parameter (None where the
     caller gave no such column), and the input positions under ``FIRST``; where ``packed``
-    (the labels' NumPy dtype), the labels are taken from the low bits of the positions
-    (the table's ``FIRST`` holds no null: see :func:`_unpackable`)."""
+    (the labels' NumPy dtype), the labels are taken from the low bits of the positions,
+    which stay packed (in the same order; :func:`_locate_packed` names a row from them;
+    the table's ``FIRST`` holds no null: see :func:`_unpackable`)."""
     cols = {p: (_numpy(table.column(_COLS[p]))
                 if names[p] is not None and not (packed and p == "y_true") else None)
             for p in names}
@@ -122,9 +128,8 @@ def _columns(table, names: dict[str, str | None],
 
         key = table.column(FIRST)
         key = key.chunk(0) if key.num_chunks == 1 else pa.concat_arrays(key.chunks)
-        # in Arrow's memory pool, as the other columns
-        cols[FIRST] = pc.shift_right(key, _LABEL_BITS).to_numpy(zero_copy_only=True)
-        label = pc.bit_wise_and(key, (1 << _LABEL_BITS) - 1)
+        cols[FIRST] = key.to_numpy(zero_copy_only=True)
+        label = pc.bit_wise_and(key, (1 << _LABEL_BITS) - 1)  # in Arrow's memory pool
         cols["y_true"] = label.cast(pa.from_numpy_dtype(np.dtype(packed))).to_numpy(
             zero_copy_only=True)
     return cols
@@ -136,12 +141,13 @@ def _unpackable(table, packed: str | None) -> bool:
     return packed is not None and table.column(FIRST).null_count > 0
 
 
-def _piece_batch(plan: Plan, cols, qid_type):
+def _piece_batch(plan: Plan, cols, qid_type, packed: str | None):
     """Evaluate the rows of whole queries (``cols`` from :func:`_columns`, each query's rows
     in input order) into the per-query Arrow batch of :func:`_out_schema`."""
     out = evaluate_piece(plan, cols["qid"], cols[FIRST], cols["y_true"], cols["y_score"],
                          doc_id=cols["doc_id"], sample_weight=cols["sample_weight"],
-                         retrieved=cols["retrieved"], locate=_locate)
+                         retrieved=cols["retrieved"],
+                         locate=_locate if packed is None else _locate_packed)
     return _batch(plan, out, qid_type)
 
 
@@ -202,7 +208,7 @@ class _Partition:
                     cols[param] = col[order]
             del col, order
         del first
-        yield _piece_batch(self.plan, cols, qid_type)
+        yield _piece_batch(self.plan, cols, qid_type, self.packed)
 
 
 class _Pieces:
@@ -251,7 +257,7 @@ class _Pieces:
 
     def _evaluate(self, table):
         return _piece_batch(self.plan, _columns(table, self.names, self.packed),
-                            table.schema.field(_COLS["qid"]).type)
+                            table.schema.field(_COLS["qid"]).type, self.packed)
 
 
 def evaluate(
