@@ -298,8 +298,11 @@ def evaluate(
     takes all its batches and puts the rows in input order with one NumPy sort; with
     ``sort="spark"`` Spark sorts each partition by query and input position
     (``sortWithinPartitions``) and the task evaluates the queries of each batch that are
-    complete, carrying the last one, which may go on in the next batch, over to it. Only the
-    per-query values (one row per query) come back to the driver, which builds the result
+    complete, carrying the last one, which may go on in the next batch, over to it. Integer
+    labels travel in the low 8 bits of the rows' positions (one column less to shuffle);
+    where a label is null or outside 0..255, the call runs a second time with the labels in
+    their own column (about twice the time: such labels are better cast or rescaled). Only
+    the per-query values (one row per query) come back to the driver, which builds the result
     that :func:`skrank.evaluate` gives on the collected rows (``sdf.toPandas()``): the same
     per-query values bit for bit, the queries in the same order (first appearance in the
     input), the same means, conventions, counts and tie range.
@@ -315,8 +318,9 @@ def evaluate(
         where a partition would not fit in a Python worker's memory under ``sort="task"``.
     sort : {"task", "spark"}, default="task"
         Where each partition's rows are put in order. ``"task"``: in the Python task, which
-        then holds its whole partition in memory (measured with three columns: about 80
-        bytes a row at the peak, for the Arrow batches, their NumPy copy and the sort), so
+        then holds its whole partition in memory (measured with three columns: about 100
+        bytes a row at the peak, for the Arrow batches, the columns joined, the grouping and
+        the rows gathered by query), so
         choose ``num_partitions`` for a partition to fit in a Python worker. ``"spark"``:
         by Spark's ``sortWithinPartitions``, which spills to disk where it must, the task
         then holding about 200,000 rows at a time plus the longest query; it costs more
