@@ -34,7 +34,8 @@ load average at its end: the machine may be shared, and the best of a few runs h
 the others spread.
 
 Run: ``python benchmarks/bench_distributed.py [--rows 1000000,10000000] [--repeat 2]
-[--partitions 16] [--spark-partitions 2] [--no-spark] [--no-dask] [--median]``.
+[--partitions 16] [--spark-partitions 2] [--dask-partitions N] [--no-spark] [--no-dask]
+[--median]``.
 """
 
 from __future__ import annotations
@@ -143,6 +144,9 @@ def main() -> None:
     ap.add_argument("--spark-partitions", type=int, default=os.cpu_count(),
                     help="shuffle partitions of skrank.spark.evaluate (default: the cores)")
     ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument("--dask-partitions", type=int, default=None,
+                    help="output partitions of skrank.dask.evaluate's shuffle (default: its "
+                         "own, one per worker thread up to 2**22 rows a partition)")
     ap.add_argument("--median", action="store_true",
                     help="Dask's lines also give the median run and the range of the runs")
     ap.add_argument("--no-spark", action="store_true")
@@ -178,13 +182,13 @@ def main() -> None:
         run_size(n, args, client, spark)
 
 
-def dask_shuffle_alone(ddf, layout) -> list[int]:
+def dask_shuffle_alone(ddf, layout, npartitions: int | None) -> list[int]:
     """What ``skrank.dask.evaluate`` shuffles, shuffled as it does, and nothing else: the
-    rows packed by ``layout`` (the one evaluate takes, planned beforehand), on the query id;
-    the partitions' lengths come back."""
+    rows packed by ``layout`` (the one evaluate takes, planned beforehand), on the query id,
+    into ``npartitions`` (None: evaluate's default); the partitions' lengths come back."""
     from skrank.dask._evaluate import _shuffled
 
-    return _shuffled(ddf, layout, None).map_partitions(len).compute().tolist()
+    return _shuffled(ddf, layout, npartitions).map_partitions(len).compute().tolist()
 
 
 def run_size(n: int, args, client, spark) -> None:
@@ -210,9 +214,11 @@ def run_size(n: int, args, client, spark) -> None:
         layout = plan_layout(ddf, names)
         for label, call in [
                 ("skrank.dask, LocalCluster(2)",
-                 lambda: skrank.dask.evaluate(ddf, metrics=METRICS)),
+                 lambda: skrank.dask.evaluate(ddf, metrics=METRICS,
+                                              npartitions=args.dask_partitions)),
                 ("  its layout reduction", lambda: plan_layout(ddf, names)),
-                ("  its shuffle alone (the floor)", lambda: dask_shuffle_alone(ddf, layout))]:
+                ("  its shuffle alone (the floor)",
+                 lambda: dask_shuffle_alone(ddf, layout, args.dask_partitions))]:
             runs: list = []
             wall, cpu, got = timed(call, args.repeat, runs)
             if label.startswith("skrank"):
