@@ -197,11 +197,36 @@ def test_a_label_that_was_not_packed_asks_for_a_second_run(sort):
     key[len(key) // 2] = None
     table = table.set_column(table.schema.get_field_index(S.FIRST), S.FIRST,
                              pa.array(key, pa.int64()))
+    qid = table.column(S._COLS["qid"]).to_numpy().astype(object)
+    qid[len(qid) // 2] = None  # a null query id too, in the row without its position
+    table = table.set_column(table.schema.get_field_index(S._COLS["qid"]), S._COLS["qid"],
+                             pa.array(qid, pa.int64()))
     plan = _plan("input", frame)
     fn = (S._Partition(plan, _NAMES, "int64") if sort == "task"
           else S._Pieces(plan, _NAMES, True, 50, "int64"))
     got = _run_task(fn, table)
     assert S._UNPACKED in list(got[S.ERROR_KIND])
+
+
+@pytest.mark.parametrize("sort", ["task", "spark"])
+def test_a_null_query_id_in_a_pieces_first_row_is_refused_as_skrank_does(sort):
+    """The error row of a piece names its first row's query id: null there (NaN in NumPy)
+    still makes a batch, and the driver raises skrank's error."""
+    import pyarrow as pa
+
+    from skrank.metrics._pieces import gather
+
+    frame = random_frame(24, n_queries=10, max_size=8, weights=False)
+    table = _task_rows(frame)
+    qid = table.column(S._COLS["qid"]).to_numpy().astype(object)
+    qid[0] = None
+    table = table.set_column(table.schema.get_field_index(S._COLS["qid"]), S._COLS["qid"],
+                             pa.array(qid, pa.int64()))
+    plan = _plan("input", frame)
+    fn = (S._Partition(plan, _NAMES) if sort == "task"
+          else S._Pieces(plan, _NAMES, True, 50))
+    with pytest.raises(skrank.InputError, match="'qid' parameter contains missing"):
+        gather(plan, _run_task(fn, table))
 
 
 # labels of every kind: integers that fit travel packed, others in their column (a second

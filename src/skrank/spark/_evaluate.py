@@ -152,9 +152,9 @@ def _piece_batch(plan: Plan, cols, qid_type, packed: str | None):
 
 
 def _unpacked_batch(plan: Plan, table):
-    """The one-row batch that asks the driver to run again with the labels unpacked."""
-    qid = table.column(_COLS["qid"]).slice(0, 1).to_numpy()
-    return _batch(plan, {"qid": qid, FIRST: np.zeros(1, dtype=np.int64),
+    """The one-row batch that asks the driver to run again with the labels unpacked (its
+    query id null: the driver reads no more than its kind)."""
+    return _batch(plan, {"qid": [None], FIRST: np.zeros(1, dtype=np.int64),
                          ERROR: ["labels not packed"], ERROR_KIND: [_UNPACKED]},
                   table.schema.field(_COLS["qid"]).type)
 
@@ -164,7 +164,8 @@ def _batch(plan: Plan, out, qid_type):
     import pyarrow as pa
 
     n_q = len(out["qid"])
-    arrays = [pa.array(out["qid"], type=qid_type)]
+    # from_pandas: a NaN id (a null in the input, where a piece's error row names it) is null
+    arrays = [pa.array(out["qid"], type=qid_type, from_pandas=True)]
     names = ["qid"]
     for name, kind in _arrow_types(plan):
         value = out.get(name)
