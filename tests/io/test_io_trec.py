@@ -231,6 +231,23 @@ def test_align_reproduces_trec_eval_M100():
     _check_against(aligned, "out.test.aqcM")
 
 
+def test_align_max_docs_cuts_float32_ties_by_docno_under_float32():
+    # 1.0 and 1.00000001 are one float32 (trec_eval 9 stores scores as float): -M1 then keeps
+    # the larger docno, "b"; in float64 (trec_eval 10) "a" scores higher and is kept.
+    qrels = read_qrels(io.StringIO("1 0 a 1\n1 0 b 0\n"))
+    run = read_run(io.StringIO("1 Q0 a 1 1.00000001 s\n1 Q0 b 2 1.0 s\n"))
+    assert np.float32(1.00000001) == np.float32(1.0)
+    kept = {p: align_run_qrels(qrels, run, max_docs=1, score_precision=p)
+            for p in ("float64", "float32")}
+    assert kept["float64"].doc_id[kept["float64"].retrieved].tolist() == ["a"]
+    assert kept["float32"].doc_id[kept["float32"].retrieved].tolist() == ["b"]
+    # the judgement cut off stays, as an unretrieved row; the scores are not rounded
+    assert kept["float32"].doc_id[~kept["float32"].retrieved].tolist() == ["a"]
+    np.testing.assert_array_equal(align_run_qrels(qrels, run).y_score, [1.00000001, 1.0])
+    with pytest.raises(InvalidParameterError, match="score_precision"):
+        align_run_qrels(qrels, run, score_precision="float16")
+
+
 def test_align_reproduces_trec_eval_rel_level_with_negative_labels():
     # qrels.rel_level has 304 labels of -1, which trec_eval reads as "unjudged in the pool".
     qrels = read_qrels(DATA / "qrels.rel_level")

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._text import listing
 from .._validation import Interval, Options, param_error, public_name, validate_params
+from ..conventions import SCORE_PRECISIONS
 from ..exceptions import InputError
 from ._arrow import import_pyarrow
 from ._common import where
@@ -189,12 +190,14 @@ def _ranges(start: np.ndarray, stop: np.ndarray) -> np.ndarray:
 
 
 def join(index: QrelsIndex, run: RunBlock, *, run_source: str, run_only: str = "ignore",
-         max_docs: int | None = None, extra_topics: np.ndarray | None = None) -> Joined:
+         max_docs: int | None = None, extra_topics: np.ndarray | None = None,
+         float32: bool = False) -> Joined:
     """Join rows of a run (whole topics) with the judgements of their topics.
 
     ``extra_topics`` (codes of ``index``) adds judged topics without any row in ``run``, as
-    unretrieved rows only. Raises on a document retrieved twice for a topic (naming the lines
-    when ``run.lines`` is known).
+    unretrieved rows only. ``float32`` orders the scores as float32 for the ``max_docs`` cut
+    (trec_eval 9). Raises on a document retrieved twice for a topic (naming the lines when
+    ``run.lines`` is known).
     """
     pa, _, pc = import_pyarrow("align_run_qrels")
     n = len(run)
@@ -255,7 +258,8 @@ def join(index: QrelsIndex, run: RunBlock, *, run_source: str, run_only: str = "
     kept = np.flatnonzero(rlocal >= 0)
     if max_docs is not None and kept.size:
         # trec_eval -M: the first max_docs of each topic by score, ties by docno descending
-        order = np.lexsort((-tie[kept], -run.score[kept], rlocal[kept]))
+        score = run.score[kept].astype(np.float32) if float32 else run.score[kept]
+        order = np.lexsort((-tie[kept], -score, rlocal[kept]))
         sorted_local = rlocal[kept][order]
         first = np.flatnonzero(np.r_[True, sorted_local[1:] != sorted_local[:-1]])
         size = np.diff(np.r_[first, sorted_local.shape[0]])
@@ -325,6 +329,7 @@ def pa_index(values: np.ndarray) -> Any:
     "run_only": Options(_ONLY_RULES),
     "negative_rel": Options(_NEGATIVE_RULES),
     "max_docs": [Interval(int, 1), None],
+    "score_precision": Options(SCORE_PRECISIONS),
 })
 def align_run_qrels(
     qrels: Qrels,
@@ -334,6 +339,7 @@ def align_run_qrels(
     run_only: str = "ignore",
     negative_rel: str = "zero",
     max_docs: int | None = None,
+    score_precision: str = "float64",
 ) -> AlignedRun:
     """Join a run with its qrels into flat arrays for :func:`skrank.evaluate`.
 
@@ -363,6 +369,11 @@ def align_run_qrels(
         Keep only the first ``max_docs`` documents of each query, in trec_eval's order (score
         descending, ties by docno descending), like trec_eval ``-M``. Judged documents cut
         off become unretrieved rows.
+    score_precision : {"float64", "float32"}, default="float64"
+        The precision in which ``max_docs`` compares scores: ``"float32"`` as trec_eval 9,
+        which stores them as float32 (scores equal only as float32 then tie, and are ordered
+        by docno), ``"float64"`` as trec_eval 10. Pass the value the metrics use (the
+        ``trec_eval`` preset's is ``"float32"``). The scores returned are the run's, unrounded.
 
     Returns
     -------
@@ -420,7 +431,7 @@ def align_run_qrels(
     qrels_only_qids = index.topic_strings(np.flatnonzero(~seen))
     extra = np.flatnonzero(~seen) if qrels_only == "include" else None
     joined = join(index, rows, run_source=run.source, run_only=run_only, max_docs=max_docs,
-                  extra_topics=extra)
+                  extra_topics=extra, float32=score_precision == "float32")
     run_only_qids = joined.run_only
     if run_only == "error" and run_only_qids.size:
         raise InputError(
