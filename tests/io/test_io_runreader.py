@@ -354,6 +354,69 @@ def test_trec_order_breaks_ties_by_docno_bytes(tmp_path):
     assert j.y_true[j.retrieved].tolist() == [float(d == "pfx_z") for d in got]
 
 
+_JOINED = ("code", "tiekey", "y_true", "y_score", "retrieved", "doc_rows", "candidates")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), _IDS,
+                          st.sampled_from([-1.0, 0.5, 1.0, 1.0000001, 2.0])),
+                min_size=1, max_size=80, unique_by=lambda r: (r[0], r[1])),
+       st.lists(st.integers(0, 79), max_size=2), st.booleans(), st.booleans(),
+       st.sampled_from([None, 3]))
+def test_a_topic_in_score_order_has_only_its_ties_sorted(tmp_path_factory, rows, swaps,
+                                                          f32, in_order, max_docs):
+    # runs are usually written in score order: such a topic has only its runs of tied scores
+    # sorted by docno; one out of order (a swap) is sorted whole. Both give the rows, tie
+    # keys and labels of the merge sort of every topic, and the pyarrow path's values
+    rows = sorted(rows, key=lambda r: -r[2])  # score order, the ties in any order
+    for i in swaps:
+        if i + 1 < len(rows):
+            rows[i], rows[i + 1] = rows[i + 1], rows[i]
+    folder = tmp_path_factory.mktemp("s")
+    prefix = "doc_"
+    run_path = _write(folder, "".join(f"{q} Q0 {prefix}{d} {i} {s!r} t\n"
+                                      for i, (q, d, s) in enumerate(rows)))
+    qrels_path = _write(folder, "".join(f"{q} 0 {prefix}{d} {i % 3}\n" for i, (q, d, _)
+                                        in enumerate(rows[::2])) + "q1 0 other 1\n",
+                        "qrels.txt")
+    qrels = read_qrels_file(qrels_path)
+    run, _, _ = read_run_whole(run_path)
+    fast, merge = (join_batch(qrels, run, float32=f32, in_order=in_order,
+                              max_docs=max_docs, ties_only=ties_only)
+                   for ties_only in (True, False))
+    for name in _JOINED:
+        np.testing.assert_array_equal(getattr(fast, name), getattr(merge, name))
+    conv = {"score_precision": "float32"} if f32 else {}
+    a, b, c = _joined_values(qrels_path, run_path, "docid", max_docs=max_docs, **conv)
+    np.testing.assert_equal(a, c)
+    np.testing.assert_equal(b, c)
+
+
+@pytest.mark.parametrize("hash_mask", [(1 << 64) - 1, 0])
+@pytest.mark.parametrize("doc", ["a", "z"])  # judged, not judged
+@pytest.mark.parametrize("topic", ["1", "9"])  # judged, not judged
+@pytest.mark.parametrize("max_docs", [None, 1])
+@pytest.mark.parametrize("chunk", [None, 1 << 20])
+def test_the_join_finds_a_repeated_document(tmp_path, hash_mask, doc, topic, max_docs,
+                                            chunk):
+    # the join looks each document up once, in a table of the topic's judgements and its
+    # documents met so far: a repeat of a judged document, of another one, in a topic
+    # without judgements, after the -M cut, with every hash equal
+    qrels = read_qrels_file(_write(tmp_path, "1 0 a 2\n1 0 b 1\n2 0 a 1\n", "q"),
+                            hash_mask=hash_mask)
+    run = _write(tmp_path, f"0 Q0 {doc} 1 5 t\n{topic} Q0 b 1 3 t\n{topic} Q0 {doc} 2 2 t\n"
+                           f"{topic} Q0 c 3 1 t\n{topic} Q0 {doc} 4 0 t\n2 Q0 {doc} 1 1 t\n")
+    if chunk is None:
+        batches = [read_run_whole(run, hash_mask=hash_mask)[0]]
+    else:
+        state = SimpleNamespace(n_rows=0, tag="")
+        batches = list(iter_topic_batches(run, chunk, set(), state, hash_mask=hash_mask))
+    with pytest.raises(InputError, match=f"line 5: document '{doc}' is retrieved twice for "
+                                         f"query '{topic}' \\(first on line 3\\)"):
+        for b in batches:
+            join_batch(qrels, b, max_docs=max_docs, in_order=True)
+
+
 def test_extra_topics_and_negative_labels(tmp_path):
     qrels = read_qrels_file(_write(tmp_path, "1 0 a -1\n1 0 b 2\n2 0 c 1\n2 0 d -2\n", "q"))
     j = join_batch(qrels, None, extra_topics=np.array([0, 1]))

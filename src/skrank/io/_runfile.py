@@ -256,10 +256,10 @@ class RunRows:
     """Rows of a run read from ``buf`` (from ``begin``, line ``first_line``): topic codes
     (into ``topics``, first appearance order), the offsets and lengths of the document ids,
     scores. ``hash_mask``: the bits of the document hashes the join keeps (all but in tests).
-    ``checked``: the rows grouped by topic (:meth:`grouped`) and checked for repeated
-    documents already (by the reading thread), or None; ``hashes``: then the hashes of
-    their documents (see :meth:`check`). ``window``: ``buf`` maps the whole file and the
-    rows are a window of it, the batches before it finished.
+    ``checked``: the rows grouped by topic (:meth:`grouped`) already (by the reading
+    thread), or None; :func:`join_batch` looks for repeated documents as it joins.
+    ``window``: ``buf`` maps the whole file and the rows are a window of it, the batches
+    before it finished.
     """
 
     source: str
@@ -273,7 +273,6 @@ class RunRows:
     topics: list[str]
     hash_mask: int = _ALL_BITS
     checked: tuple[np.ndarray, np.ndarray] | None = None
-    hashes: tuple[np.ndarray, int] | None = None
     window: bool = False
 
     def __len__(self) -> int:
@@ -297,25 +296,17 @@ class RunRows:
         """Give back the pages of a mapped file: all of them, or those before the window."""
         _release(self.buf, self.begin if self.window else None)
 
-    def check(self, order: np.ndarray, bounds: np.ndarray,
-              topics: np.ndarray) -> tuple[np.ndarray, int]:
+    def check(self, order: np.ndarray, bounds: np.ndarray, topics: np.ndarray) -> None:
         """Raise on the earliest document repeated within one of ``topics``, naming both
-        lines (``order`` and ``bounds``: see :meth:`grouped`). Returns ``(hashes, base)``:
-        the hash of the document of ``order[i]`` is ``hashes[i - base]`` (for the rows of
-        ``topics``), which :func:`join_batch` takes rather than hashing them again."""
-        topics = np.asarray(topics, dtype=np.int64)
-        base = int(bounds[topics].min()) if topics.size else 0
-        end = int(bounds[topics + 1].max()) if topics.size else 0
-        hashes = np.empty(end - base, dtype=np.uint64)
-        a, b, t = R.first_repeat(self.buf, self.dstart, self.dlen, order, bounds, topics,
-                                 self.hash_mask, hashes, base)
+        lines (``order`` and ``bounds``: see :meth:`grouped`)."""
+        a, b, t = R.first_repeat(self.buf, self.dstart, self.dlen, order, bounds,
+                                 np.asarray(topics, dtype=np.int64), self.hash_mask)
         if b >= 0:
             raise InputError(
                 f"{where(self.source, self.lines(b))}: document {self.doc(b)!r} is retrieved "
                 f"twice for query {self.topics[t]!r} (first on line {self.lines(a)}); "
                 "trec_eval refuses duplicate documents too."
             )
-        return hashes, base
 
 
 def _present(bounds: np.ndarray) -> np.ndarray:
@@ -466,10 +457,10 @@ def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: 
 
     A plain file is mapped and parsed a window at a time (no copy of its bytes; the caller
     gives the pages of finished batches back with :meth:`RunRows.release`); a compressed
-    file or a stream is read in blocks. Each batch is grouped by topic and checked for
-    repeated documents. The topics of each batch are added to ``seen``; a topic met in an
-    earlier batch raises :class:`Interleaved`. ``state.n_rows`` and ``state.tag`` follow the
-    reading.
+    file or a stream is read in blocks. Each batch is grouped by topic (:func:`join_batch`
+    looks for repeated documents). The topics of each batch are added to ``seen``; a topic
+    met in an earlier batch raises :class:`Interleaved`. ``state.n_rows`` and ``state.tag``
+    follow the reading.
     """
     name = source_name(source)
     fh = _plain_file(source)
@@ -497,9 +488,7 @@ def _batch(name: str, buf: Any, begin: int, line: int, parsed: Any, eof: bool,
     state.n_rows += stop
     if not stop:
         return None
-    order, bounds = batch.grouped()  # here, in the reading thread, rather than in the join
-    batch.hashes = batch.check(order, bounds, _present(bounds))
-    batch.checked = (order, bounds)
+    batch.checked = batch.grouped()  # here, in the reading thread, rather than in the join
     return batch
 
 
@@ -641,7 +630,7 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
                max_docs: int | None = None, float32: bool = False, in_order: bool = False,
                extra_topics: np.ndarray | None = None,
                grouped: tuple[np.ndarray, np.ndarray] | None = None,
-               topics: np.ndarray | None = None) -> Joined:
+               topics: np.ndarray | None = None, ties_only: bool = True) -> Joined:
     """Join a batch of whole topics of a run with their judgements.
 
     ``grouped`` is the run's ``(order, bounds)`` (see :meth:`RunRows.grouped`), ``topics``
@@ -650,18 +639,13 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     order compares the scores rounded to float32 (``score_precision="float32"``);
     ``in_order``: each topic's retrieved rows come in that order rather than in file order
     (the kernels find them sorted under ``ties="docid"``). Raises on a document retrieved
-    twice for a topic, naming both lines.
+    twice for a topic, naming both lines. ``ties_only``: a topic written in score order has
+    only its runs of tied scores sorted (False: every topic is merge-sorted; for tests).
     """
-    hashes: tuple[np.ndarray | None, int] = (None, 0)
-    if run is not None and len(run) and run.checked is not None and grouped is None:
-        order, bounds = run.checked
+    if run is not None and len(run):
+        order, bounds = (grouped if grouped is not None else
+                         run.checked if run.checked is not None else run.grouped())
         present = _present(bounds) if topics is None else np.asarray(topics, dtype=np.int64)
-        names = [run.topics[t] for t in present.tolist()]
-        hashes = run.hashes or hashes
-    elif run is not None and len(run):
-        order, bounds = grouped if grouped is not None else run.grouped()
-        present = _present(bounds) if topics is None else np.asarray(topics, dtype=np.int64)
-        hashes = run.check(order, bounds, present)
         names = [run.topics[t] for t in present.tolist()]
     else:
         order, bounds = np.zeros(1, dtype=qrels.order.dtype), np.zeros(1, dtype=np.int64)
@@ -697,7 +681,12 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     q_order = qrels.order
     if q_order.dtype != order.dtype:  # one of them holds 2**31 rows or more
         order, q_order = order.astype(np.int64), q_order.astype(np.int64)
-    n, n_negative, _ = R.join_batch(
+    if run is not None and (~keep).any():  # topics not joined: only their repeats
+        _, b, _ = R.first_repeat(run.buf, run.dstart, run.dlen, order, bounds,
+                                 present[~keep], run.hash_mask)
+        if b >= 0:
+            run.check(order, bounds, present)
+    n, n_negative, _, repeat = R.join_batch(
         run.buf if run is not None and len(run) else empty8,
         run.score if run is not None else np.zeros(0),
         run.dstart if run is not None else np.zeros(0, dtype=np.int64),
@@ -705,10 +694,12 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
         order, bounds, emit_run, emit_qrels,
         qrels.buf, qrels.dstart, qrels.dlen, qrels.rel, q_order, qrels.bounds,
         0 if max_docs is None else int(max_docs), float32, in_order,
-        code, tiekey, y_true, y_score, retrieved, src, candidates, qrels.hash_mask,
-        # the run's hashes serve where they keep the bits the qrels' do
-        *(hashes if run is not None and run.hash_mask == qrels.hash_mask else ()),
+        code, tiekey, y_true, y_score, retrieved, src, candidates,
+        qrels.hash_mask & (run.hash_mask if run is not None else _ALL_BITS), ties_only,
     )
+    if repeat >= 0 and run is not None:  # the earliest repeat of the batch, named
+        run.check(order, bounds, present)
+        raise AssertionError("join_batch: a repeat first_repeat misses")  # pragma: no cover
     return Joined(
         topics=topics, code=code[:n], tiekey=tiekey[:n], y_true=y_true[:n],
         y_score=y_score[:n], retrieved=retrieved[:n].view(bool), doc_source=None,

@@ -4,13 +4,13 @@
 # from: equal hashes do not prove equal ids, so every hash match compares the bytes.
 #
 # * ``first_repeat``: the earliest row of a run (or qrels) repeating a document of its topic
-#   (a small table per topic);
-# * ``join_batch``: for each topic of a batch, its rows in trec_eval's order (score
-#   descending, then docno descending by byte comparison, only among tied scores: a merge
-#   sort that finds the rows of a run written in rank order already sorted), a tie key that
-#   puts them in that order under ``ties="docid"``, ``-M``'s cut, each row's label by one
-#   probe of a small table of the topic's judgements (built per topic: it stays in the
-#   cache), then the judged documents the run missed.
+#   (a small table per topic): the qrels' check, and the message of a run's repeat;
+# * ``join_batch``: for each topic of a batch, each row's label and the repeat check by one
+#   probe of a small table of the topic's judgements and of its documents met so far (built
+#   per topic: it stays in the cache), its rows in trec_eval's order (score descending, then
+#   docno descending by byte comparison: of a topic written in score order, only the runs
+#   of tied scores are sorted; else a merge sort), a tie key that puts them in that order
+#   under ``ties="docid"``, ``-M``'s cut, then the judged documents the run missed.
 
 
 cdef inline int _doc_cmp(const uint8_t* a, int64_t na, const uint8_t* b,
@@ -195,6 +195,26 @@ cdef void _keys(const uint8_t* buf, const double* score, const int64_t* dstart,
         out[i].prefix = w << (8 * (8 - n)) if n < 8 else w
 
 
+cdef void _order(const Order* o, Key* a, Key* tmp, int64_t m) noexcept nogil:
+    """Sort ``a[:m]`` into trec_eval's order. A run is usually written in score order
+    already: then only each run of tied scores is sorted (by docno), else the whole topic."""
+    cdef int64_t i, g = 0
+    for i in range(1, m):
+        if a[i].score > a[i - 1].score:
+            _sort(o, a, tmp, m)
+            return
+    for i in range(1, m + 1):
+        if i == m or a[i].score != a[g].score:
+            if i - g > 1:
+                _sort(o, a + g, tmp, i - g)
+            g = i
+
+
+cdef struct Slot:
+    uint32_t tag      # the hash's high bits
+    int32_t row       # -1: empty; below the topic's judgements: a judgement; else a run row
+
+
 def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                const int64_t[::1] dstart, const int32_t[::1] dlen,
                const index_t[::1] order, const int64_t[::1] bounds,
@@ -206,9 +226,9 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                int64_t[::1] code, int64_t[::1] tiekey, double[::1] y_true,
                double[::1] y_score, uint8_t[::1] retrieved, int64_t[::1] src,
                int64_t[::1] candidates, uint64_t hash_mask=0xFFFFFFFFFFFFFFFF,
-               const uint64_t[::1] hashes=None, int64_t hash_base=0):
+               bint sorted_fast=True):
     """Join topics of a batch with their judgements; returns ``(n, n_negative,
-    first_negative)``.
+    first_negative, repeat)``.
 
     Output topic ``i`` is the run's topic ``emit_run[i]`` (rows ``order[bounds[t]:bounds[t +
     1]]``, file order; -1: none) judged as qrels topic ``emit_qrels[i]`` (rows
@@ -219,48 +239,51 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
     ``tiekey`` orders the retrieved rows as trec_eval does under ``ties="docid"`` (greater
     first; scores compared as float32 when ``f32``); ``src`` is the run row, or ``-1 - j``
     for judgement ``j``; ``candidates[i]`` the retrieved rows kept. Negative labels become 0
-    (counted; ``first_negative`` is the output row of the first, or -1). ``hash_mask``,
-    ``hashes`` and ``hash_base``: as in :func:`first_repeat` (the run's document hashes it
-    gave, or None: they are computed here).
+    (counted; ``first_negative`` is the output row of the first, or -1). ``hash_mask``:
+    the bits of the document hashes kept (fewer: collisions, for tests).
+
+    Each document of the run is hashed once and looked up in one small table per topic,
+    holding the topic's judgements and the documents of the topic met so far: a document
+    met twice stops the join, ``repeat`` then being the output topic (-1: none; the caller
+    names the lines). ``sorted_fast``: a topic written in score order has only its ties
+    sorted (False: every topic merge-sorted; for tests).
     """
-    cdef int64_t n_emit = emit_run.shape[0], i, t, u, lo, hi, m, r, p, k, j, x, c
+    cdef int64_t n_emit = emit_run.shape[0], i, t, u, lo, hi, m, r, p, k, j, x, c, e
     cdef int64_t biggest = 1, judged = 1, out = 0, n_neg = 0, first_neg = -1, kept, n_un
+    cdef int64_t qb, n_j, repeat = -1
     cdef uint64_t mask = 0, h
+    cdef uint32_t tag
     cdef int64_t nr = rbuf.shape[0], nq = qbuf.shape[0]
     cdef double lab
     for i in range(n_emit):
         t = emit_run[i]
         if t >= 0:
             biggest = max(biggest, bounds[t + 1] - bounds[t])
-    if biggest >= 1 << 31:
-        raise ValueError("join_batch: a topic of 2**31 rows or more")
     for i in range(n_emit):
         u = emit_qrels[i]
         if u >= 0:
             judged = max(judged, q_bounds[u + 1] - q_bounds[u])
-    cdef int64_t size = _table_size(judged)
+    if biggest + judged >= 1 << 30:
+        raise ValueError("join_batch: a topic of 2**30 rows or more")
+    cdef int64_t size = _table_size(biggest + judged)
     keys = np.empty(2 * biggest * sizeof(Key), dtype=np.uint8)
     ints = np.empty(biggest, dtype=np.int64)  # positions
-    entries = np.empty(size * sizeof(Entry), dtype=np.uint8)
-    found = np.zeros(judged, dtype=np.uint8)
+    hit = np.empty(biggest, dtype=np.int32)  # each row's judgement (-1: none)
+    entries = np.empty(size * sizeof(Slot), dtype=np.uint8)
+    found = np.zeros(judged, dtype=np.uint8)  # 1: retrieved; 2: retrieved and kept
     cdef uint8_t[::1] kv = keys
     cdef int64_t[::1] iv = ints
+    cdef int32_t[::1] hv = hit
     cdef uint8_t[::1] ev = entries
     cdef uint8_t[::1] fv = found
     cdef Key* ka = <Key*>&kv[0]
     cdef Key* kt = ka + biggest
     cdef int64_t* pos = &iv[0]
-    cdef Entry* table = <Entry*>&ev[0]
+    cdef int32_t* jof = &hv[0]
+    cdef Slot* table = <Slot*>&ev[0]
     cdef uint8_t* met = &fv[0]
     cdef const uint8_t* rb = &rbuf[0] if rbuf.shape[0] else NULL
-    cdef const uint64_t* hin = NULL
-    if hashes is not None and hashes.shape[0]:
-        for i in range(n_emit):
-            t = emit_run[i]
-            if t >= 0 and bounds[t + 1] > bounds[t] and (
-                    bounds[t] < hash_base or bounds[t + 1] - hash_base > hashes.shape[0]):
-                raise ValueError("join_batch: hashes does not cover the topics")
-        hin = &hashes[0]
+    cdef const uint8_t* qbp = &qbuf[0]
     cdef Order o
     o.buf = rb
     with nogil:
@@ -268,86 +291,113 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
             t = emit_run[i]
             u = emit_qrels[i]
             kept = 0
-            if u >= 0:  # the topic's judgements in a small table (row -1: empty slot)
-                size = _table_size(q_bounds[u + 1] - q_bounds[u])
+            qb = q_bounds[u] if u >= 0 else 0
+            n_j = q_bounds[u + 1] - qb if u >= 0 else 0
+            m = bounds[t + 1] - bounds[t] if t >= 0 else 0
+            lo = bounds[t] if t >= 0 else 0
+            if t >= 0 or u >= 0:
+                # the topic's judgements, then its documents, in one small table
+                size = _table_size(n_j + m)
                 mask = size - 1
                 for k in range(size):
                     table[k].row = -1
-                for k in range(q_bounds[u], q_bounds[u + 1]):
-                    j = q_order[k]
-                    h = _doc_hash(&qbuf[0], nq, q_start[j], q_len[j], hash_mask)
+                for k in range(n_j):
+                    j = q_order[qb + k]
+                    h = _doc_hash(qbp, nq, q_start[j], q_len[j], hash_mask)
                     x = h & mask
                     while table[x].row >= 0:
                         x = (x + 1) & mask
-                    table[x].row = k - q_bounds[u]
-                    table[x].hash = h
-                    met[k - q_bounds[u]] = 0
-            if t >= 0:
-                lo, hi = bounds[t], bounds[t + 1]
-                m = hi - lo
+                    table[x].row = <int32_t>k
+                    table[x].tag = <uint32_t>(h >> 32)
+                    met[k] = 0
+            for c in range(m):  # file order
+                r = order[lo + c]
+                h = _doc_hash(rb, nr, dstart[r], dlen[r], hash_mask)
+                tag = <uint32_t>(h >> 32)
+                x = h & mask
+                jof[c] = -1
+                while table[x].row >= 0:
+                    e = table[x].row
+                    if table[x].tag == tag:
+                        if e < n_j:
+                            j = q_order[qb + e]
+                            if q_len[j] == dlen[r] and \
+                                    _same(qbp + q_start[j], rb + dstart[r], dlen[r]):
+                                if met[e]:
+                                    repeat = i
+                                else:
+                                    met[e] = 1
+                                    jof[c] = <int32_t>e
+                                break
+                        else:
+                            k = order[lo + e - n_j]
+                            if dlen[k] == dlen[r] and \
+                                    _same(rb + dstart[k], rb + dstart[r], dlen[r]):
+                                repeat = i
+                                break
+                    x = (x + 1) & mask
+                if repeat >= 0:
+                    break
+                if jof[c] < 0:
+                    table[x].row = <int32_t>(n_j + c)
+                    table[x].tag = tag
+            if repeat >= 0:
+                break
+            if m:
                 _keys(rb, &score[0], &dstart[0], &dlen[0], &order[lo], m, f32, ka)
-                _sort(&o, ka, kt, m)
+                if sorted_fast:
+                    _order(&o, ka, kt, m)
+                else:
+                    _sort(&o, ka, kt, m)
                 if not in_order:
                     for k in range(m):  # each row's rank in trec_eval's order
                         pos[ka[k].local] = k
-                for c in range(m):
-                    if in_order:
-                        p = c
-                        k = ka[c].local
-                    else:
-                        k = c
-                        p = pos[k]
-                    if max_docs > 0 and p >= max_docs:
-                        continue
-                    r = order[lo + k]
+            for c in range(m):
+                if in_order:
+                    p = c
+                    k = ka[c].local
+                else:
+                    k = c
+                    p = pos[k]
+                if max_docs > 0 and p >= max_docs:
+                    continue
+                r = order[lo + k]
+                lab = 0.0
+                e = jof[k]
+                if e >= 0:
+                    met[e] = 2
+                    lab = <double>q_rel[q_order[qb + e]]
+                if lab < 0:
+                    n_neg += 1
+                    if first_neg < 0:
+                        first_neg = out
                     lab = 0.0
-                    if u >= 0:
-                        if hin != NULL:
-                            h = hin[lo + k - hash_base]
-                        else:
-                            h = _doc_hash(rb, nr, dstart[r], dlen[r], hash_mask)
-                        x = h & mask
-                        while table[x].row >= 0:
-                            if table[x].hash == h:
-                                j = q_order[q_bounds[u] + table[x].row]
-                                if q_len[j] == dlen[r] and \
-                                        _same(&qbuf[0] + q_start[j], rb + dstart[r], dlen[r]):
-                                    met[table[x].row] = 1
-                                    lab = <double>q_rel[j]
-                                    break
-                            x = (x + 1) & mask
-                    if lab < 0:
-                        n_neg += 1
-                        if first_neg < 0:
-                            first_neg = out
-                        lab = 0.0
-                    code[out] = i
-                    tiekey[out] = m - p
-                    y_true[out] = lab
-                    y_score[out] = score[r]
-                    retrieved[out] = 1
-                    src[out] = r
-                    out += 1
-                    kept += 1
+                code[out] = i
+                tiekey[out] = m - p
+                y_true[out] = lab
+                y_score[out] = score[r]
+                retrieved[out] = 1
+                src[out] = r
+                out += 1
+                kept += 1
             candidates[i] = kept
-            if u >= 0:
-                n_un = 0
-                for k in range(q_bounds[u], q_bounds[u + 1]):
-                    if met[k - q_bounds[u]]:
-                        continue
-                    j = q_order[k]
-                    lab = <double>q_rel[j]
-                    if lab < 0:
-                        n_neg += 1
-                        if first_neg < 0:
-                            first_neg = out
-                        lab = 0.0
-                    n_un += 1
-                    code[out] = i
-                    tiekey[out] = -n_un
-                    y_true[out] = lab
-                    y_score[out] = -INFINITY
-                    retrieved[out] = 0
-                    src[out] = -1 - j
-                    out += 1
-    return out, n_neg, first_neg
+            n_un = 0
+            for k in range(n_j):
+                if met[k] == 2:
+                    continue
+                j = q_order[qb + k]
+                lab = <double>q_rel[j]
+                if lab < 0:
+                    n_neg += 1
+                    if first_neg < 0:
+                        first_neg = out
+                    lab = 0.0
+                n_un += 1
+                code[out] = i
+                tiekey[out] = -n_un
+                y_true[out] = lab
+                y_score[out] = -INFINITY
+                retrieved[out] = 0
+                src[out] = -1 - j
+                out += 1
+    return out, n_neg, first_neg, repeat
