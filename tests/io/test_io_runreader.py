@@ -29,6 +29,7 @@ from skrank.io._runfile import (
     Interleaved,
     iter_topic_batches,
     join_batch,
+    ordered_map,
     prefetched,
     read_qrels_file,
     read_run_whole,
@@ -454,6 +455,60 @@ def test_prefetched_stops_when_the_caller_stops():
         if x == 3:
             break
     assert closed == [True]
+
+
+def test_ordered_map_gives_the_results_in_the_order_of_the_items():
+    # item 0 finishes only after item 1 has: its result still comes first
+    import threading
+
+    second_done = threading.Event()
+
+    def work(x):
+        if x == 0:
+            assert second_done.wait(10)
+        if x == 1:
+            second_done.set()
+        return x * 10
+
+    assert list(ordered_map(work, iter(range(7)))) == [0, 10, 20, 30, 40, 50, 60]
+
+
+def test_ordered_map_raises_in_the_order_of_the_items():
+    def work(x):
+        if x in (2, 3):
+            raise InputError(f"bad batch {x}")
+        return x
+
+    got = []
+    with pytest.raises(InputError, match="bad batch 2"):
+        for y in ordered_map(work, iter(range(6))):
+            got.append(y)
+    assert got == [0, 1]
+
+    def items():  # the reader's error comes after the results of the items before it
+        yield from range(3)
+        raise InputError("bad line")
+
+    got = []
+    with pytest.raises(InputError, match="bad line"):
+        for y in ordered_map(lambda x: x, items()):
+            got.append(y)
+    assert got == [0, 1, 2]
+    with pytest.raises(InputError, match="bad batch 2"):  # an item's error first
+        list(ordered_map(work, iter([0, 1, 2, 4])))
+
+
+def test_ordered_map_stops_when_the_caller_stops():
+    started = []
+
+    def work(x):
+        started.append(x)
+        return x
+
+    for y in ordered_map(work, iter(range(1000)), workers=2):
+        if y == 3:
+            break
+    assert max(started) <= 6  # at most workers + 1 items in flight
 
 
 @pytest.mark.parametrize("chunk", [1, 9, 1 << 20])

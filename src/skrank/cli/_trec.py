@@ -4,6 +4,7 @@ evaluated while reading."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import os
 import threading
@@ -73,14 +74,18 @@ class _QrelsReader:
         return value
 
 
-def _joined_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.Namespace,
-                    float32: bool, docid: bool, state: _RunState) -> Any:
-    """``(joined, rows, batch)`` for each batch of ``batches`` (see :func:`_topic_batches`
-    and :func:`_whole_run`): the batch joined with the qrels, the rows read up to its end
-    and its number. The pages of the batch's lines and of the qrels are given back after
-    each join, so that memory is bounded by a batch. The first batch is read while the
-    qrels are; an error of the qrels is raised before one of the run."""
-    from ..io._runfile import join_batch
+def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.Namespace,
+                       plan: _Plan, float32: bool, docid: bool, state: _RunState) -> Any:
+    """``(joined, result, rows, batch)`` for each batch of ``batches`` (see
+    :func:`_topic_batches` and :func:`_whole_run`): the batch joined with the qrels, its
+    evaluation (None when the join has no row), the rows read up to its end and its number.
+    Two threads join and evaluate a batch each (in step with the reading thread), the
+    results in the order of the batches. The pages of the batch's lines and of the qrels
+    are given back after each join, so that memory is bounded by the batches in flight.
+    The first batch is read while the qrels are; an error of the qrels is raised before one
+    of the run."""
+    from ..io._runfile import join_batch, ordered_map
+    from ..metrics._evaluate import evaluate
 
     batches = iter(batches)
     try:
@@ -89,17 +94,36 @@ def _joined_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.Nam
         qrels_reader.get()
         raise
     qrels = qrels_reader.get()
-    done = 0
-    for rows, grouped, topics in itertools.chain([] if first is None else [first], batches):
+
+    def numbered() -> Any:
+        done = 0
+        for rows, grouped, topics in itertools.chain([] if first is None else [first],
+                                                     batches):
+            if grouped is None:
+                done += len(rows)
+                state.batches += 1
+            yield rows, grouped, topics, done, state.batches
+            del rows
+
+    def work(item: tuple) -> tuple:
+        rows, grouped, topics, done, batch_no = item
         joined = join_batch(qrels, rows, run_only=args.run_only, max_docs=args.max_docs,
                             float32=float32, in_order=docid, grouped=grouped, topics=topics)
         qrels.release()
         rows.release()
-        if grouped is None:
-            done += len(rows)
-            state.batches += 1
-        del rows
-        yield joined, done, state.batches
+        del rows, item
+        res = None
+        if len(joined):
+            res = evaluate(joined.y_true, joined.y_score, joined.code, doc_id=joined.tiekey,
+                           retrieved=joined.retrieved, metrics=plan.metrics,
+                           tie_bounds=plan.tie_bounds, **plan.conv)
+        if not plan.keep_rows:  # the rows are not needed any more: not kept in flight
+            empty = np.zeros(0)
+            joined = dataclasses.replace(joined, code=empty, tiekey=empty, y_true=empty,
+                                         y_score=empty, retrieved=empty, doc_rows=empty)
+        return joined, res, done, batch_no
+
+    yield from ordered_map(work, numbered())
 
 
 def _whole_run(path: str, state: _RunState, batch_rows: int | None) -> Any:
@@ -146,7 +170,7 @@ def _evaluate_run(path: str, qrels_reader: _QrelsReader, args: argparse.Namespac
                   plan: _Plan, qrels_only: str, progress: _Progress) -> _RunResult:
     """Read a run (in batches of whole topics when it can), join it with the qrels and
     evaluate it; per-query results only are kept (and the rows, for figures)."""
-    from ..io._runfile import Interleaved, join_batch, prefetched
+    from ..io._runfile import Interleaved, join_batch
     from ..metrics._evaluate import evaluate
 
     float32, docid = _score_order(plan.conv)
@@ -163,34 +187,30 @@ def _evaluate_run(path: str, qrels_reader: _QrelsReader, args: argparse.Namespac
         batches = (_topic_batches(path, state, _CHUNK_BYTES) if stream else
                    _whole_run(path, state, None if plan.keep_rows or plan.tie_bounds
                               else _CHUNK_BYTES // _LINE_BYTES))
-        # three stages in as many threads: reading and parsing (of a topic-contiguous run),
-        # joining, evaluating (the compiled parts of each release the GIL)
-        joined_batches = prefetched(_joined_batches(batches, qrels_reader, args, float32,
-                                                    docid, state))
+        # reading and parsing (of a topic-contiguous run) in a thread, joining and
+        # evaluating in two more, a batch each (the compiled parts release the GIL)
+        evaluated = _evaluated_batches(batches, qrels_reader, args, plan, float32, docid,
+                                       state)
         try:
-            for joined, n_done, batch_no in joined_batches:
+            for joined, res, n_done, batch_no in evaluated:
                 judged.append(joined.judged)
                 run_only.append(joined.run_only)
                 n_negative += joined.n_negative
-                if len(joined):
+                if res is not None:
                     if batch_no > 1:
-                        progress(f"evaluating topics of {path} up to result {n_done:,} "
+                        progress(f"evaluated topics of {path} up to result {n_done:,} "
                                  f"(batch {batch_no})")
-                    res = evaluate(joined.y_true, joined.y_score, joined.code,
-                                   doc_id=joined.tiekey, retrieved=joined.retrieved,
-                                   metrics=plan.metrics, tie_bounds=plan.tie_bounds,
-                                   **plan.conv)
                     parts.append((joined.topics, res))
                     candidates.append((joined.topics, joined.candidates))
                     if plan.keep_rows:
                         kwargs = {"y_true": joined.y_true, "y_score": joined.y_score,
                                   "qid": joined.topics[joined.code],
                                   "doc_id": joined.tiekey, "retrieved": joined.retrieved}
-                del joined
+                del joined, res
         except Interleaved as exc:
             # its traceback would keep the frames of the batch reader, and their blocks
             interleaved, stream = exc.with_traceback(None), False
-            del batches, joined_batches
+            del batches, evaluated
             progress(f"{path}: topic {exc.topic!r} comes back on line {exc.line:,}; reading "
                      "the file whole")
             continue

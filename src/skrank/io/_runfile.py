@@ -31,7 +31,7 @@ from ._arrow import open_binary
 from ._common import Source, source_name, where
 
 __all__ = ["Interleaved", "QrelsFile", "RunRows", "iter_topic_batches", "join_batch",
-           "prefetched", "read_qrels_file", "read_run_whole"]
+           "ordered_map", "prefetched", "read_qrels_file", "read_run_whole"]
 
 _BOM = b"\xef\xbb\xbf"
 #: the first bytes of gzip, bz2 and xz data (open_binary decompresses them)
@@ -612,6 +612,41 @@ def prefetched(items: Iterator[Any]) -> Iterator[Any]:
     finally:
         stop.set()
         thread.join()
+
+
+def ordered_map(func: Any, items: Iterator[Any], workers: int = 2) -> Iterator[Any]:
+    """``func(item)`` for each of ``items``, computed by ``workers`` threads (each on its
+    own item: the join and the evaluation of a batch release the GIL), the results given in
+    the order of ``items``. At most ``workers + 1`` items are in flight. An exception, of
+    ``func`` or of ``items``, is raised in that order too: after the results (or the
+    exception) of the items before it. A caller that stops early drops the items not
+    started and waits for those running."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    pending: deque = deque()
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="skrank-join")
+    it = iter(items)
+    try:
+        while True:
+            try:
+                item = next(it)
+            except StopIteration:
+                break
+            except BaseException:
+                while pending:  # the items before it first
+                    yield pending.popleft().result()
+                raise
+            pending.append(pool.submit(func, item))
+            del item
+            while len(pending) > workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for future in pending:
+            future.cancel()
+        pool.shutdown(wait=True)
 
 
 def _check_new_topics(batch: RunRows, seen: set[str]) -> None:
