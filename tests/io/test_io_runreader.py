@@ -177,6 +177,41 @@ def test_labels_are_read_as_python_ints(labels, prefix):
     assert parsed.rel.tolist() == [int(t) for t in tokens]
 
 
+_FIELD_BYTES = st.lists(st.sampled_from([b"a", b"Z", b"7", b"\x01", b"\x1f", b"\x7f", b"!",
+                                         "\u00e9".encode(), b"\xff", b"\xc3"]),
+                       min_size=1, max_size=20).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_FIELD_BYTES, _FIELD_BYTES, _FIELD_BYTES,
+                          st.sampled_from([b" ", b"\t", b"  \v", b"\f\t"])),
+                min_size=1, max_size=12),
+       st.booleans())
+def test_fields_end_at_blanks_and_line_ends_only(rows, qrels):
+    # the fields are scanned eight bytes at a time: control bytes are part of a field,
+    # blanks and line ends end it, and a byte >= 0x80 anywhere in an id has it checked as
+    # UTF-8 (in the first word, a later one, or the bytes after the last whole word)
+    text = b"".join(
+        sep.join([q, b"Q0", d] + ([b"1"] if qrels else [b"1", b"2.5", t])) + b"\n"
+        for q, d, t, sep in rows)
+    parsed = R.parse(text, 0, len(text), qrels)
+    valid = []
+    for q, d, _, _ in rows:
+        try:
+            q.decode("utf-8"), d.decode("utf-8")
+            valid.append(True)
+        except UnicodeDecodeError:
+            valid.append(False)
+    n = valid.index(False) if False in valid else len(rows)
+    assert parsed.n_rows == n
+    assert parsed.bad == (0 if n == len(rows) else R.BAD_UTF8)
+    docs = [text[s: s + k] for s, k in zip(parsed.dstart.tolist(), parsed.dlen.tolist())]
+    assert docs == [d for _, d, _, _ in rows[:n]]
+    assert [parsed.topics[c] for c in parsed.qcode.tolist()] == [q for q, *_ in rows[:n]]
+    if n == len(rows) and not qrels:
+        assert parsed.tag == rows[-1][2]
+
+
 # ----------------------------------------------------------------- lines and blocks
 
 
@@ -343,7 +378,9 @@ def test_trec_order_breaks_ties_by_docno_bytes(tmp_path):
     # ids that share their first 8 bytes after the common prefix, and prefixes of each
     # other: only the whole ids order them
     docs = ["pfx_abcdefghZ", "pfx_abcdefghA", "pfx_abcdefgh", "pfx_abcdefghAA", "pfx_\u00e9",
-            "pfx_z", "pfx_", "pfx_abcdefgh\U0001f600"]
+            "pfx_z", "pfx_", "pfx_abcdefgh\U0001f600", "pfx_ab", "pfx_ab\x01"]
+    # (the 8-byte keys are read a word at a time: what follows an id, here a blank, must
+    # not order "pfx_ab" after "pfx_ab\x01")
     run = _write(tmp_path, "".join(f"1 Q0 {d} {i} 1.5 t\n" for i, d in enumerate(docs)))
     qrels = read_qrels_file(_write(tmp_path, "1 0 pfx_z 1\n", "q"))
     rows, _, _ = read_run_whole(run)

@@ -163,10 +163,10 @@ cdef void _sort(const Order* o, Key* a, Key* tmp, int64_t n) noexcept nogil:
     memcpy(a, tmp, k * sizeof(Key))
 
 
-cdef void _keys(const uint8_t* buf, const double* score, const int64_t* dstart,
-                const int32_t* dlen, const index_t* rows, int64_t m, bint f32,
-                Key* out) noexcept nogil:
-    """Sort keys of the rows ``rows[:m]`` of one topic."""
+cdef void _keys(const uint8_t* buf, const uint8_t* limit, const double* score,
+                const int64_t* dstart, const int32_t* dlen, const index_t* rows, int64_t m,
+                bint f32, Key* out) noexcept nogil:
+    """Sort keys of the rows ``rows[:m]`` of one topic (``limit``: the end of ``buf``)."""
     cdef int64_t common = dlen[rows[0]], i, c, n, r
     cdef const uint8_t* first = buf + dstart[rows[0]]
     cdef const uint8_t* d
@@ -189,10 +189,20 @@ cdef void _keys(const uint8_t* buf, const double* score, const int64_t* dstart,
         n = dlen[r] - common
         if n > 8:
             n = 8
-        w = 0
-        for c in range(n):
-            w = (w << 8) | d[c]
-        out[i].prefix = w << (8 * (8 - n)) if n < 8 else w
+        if RR_LITTLE_ENDIAN and d + 8 <= limit:  # a word read at once, its first byte high
+            memcpy(&w, d, 8)
+            w = rr_bswap(w)
+            if n == 0:
+                w = 0
+            elif n < 8:
+                w &= ~((<uint64_t>1 << (8 * (8 - n))) - 1)
+        else:
+            w = 0
+            for c in range(n):
+                w = (w << 8) | d[c]
+            if n < 8:
+                w <<= 8 * (8 - n)
+        out[i].prefix = w
 
 
 cdef void _order(const Order* o, Key* a, Key* tmp, int64_t m) noexcept nogil:
@@ -344,7 +354,7 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
             if repeat >= 0:
                 break
             if m:
-                _keys(rb, &score[0], &dstart[0], &dlen[0], &order[lo], m, f32, ka)
+                _keys(rb, rb + nr, &score[0], &dstart[0], &dlen[0], &order[lo], m, f32, ka)
                 if sorted_fast:
                     _order(&o, ka, kt, m)
                 else:

@@ -58,10 +58,30 @@ cdef extern from *:
     static inline int rr_clz(uint64_t x) { return __builtin_clzll(x); }
     #endif
     static inline double rr_bits(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
+    #if defined(_MSC_VER) && !defined(__clang__)
+    static inline int rr_ctz(uint64_t x) {
+        unsigned long i;
+        _BitScanForward64(&i, x);
+        return (int)i;
+    }
+    #define RR_LITTLE_ENDIAN 1
+    static inline uint64_t rr_bswap(uint64_t x) { return _byteswap_uint64(x); }
+    #else
+    static inline uint64_t rr_bswap(uint64_t x) { return __builtin_bswap64(x); }
+    static inline int rr_ctz(uint64_t x) { return __builtin_ctzll(x); }
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    #define RR_LITTLE_ENDIAN 1
+    #else
+    #define RR_LITTLE_ENDIAN 0
+    #endif
+    #endif
     """
     uint64_t rr_mul(uint64_t a, uint64_t b, uint64_t* lo) noexcept nogil
     int rr_clz(uint64_t x) noexcept nogil
     double rr_bits(uint64_t b) noexcept nogil
+    int rr_ctz(uint64_t x) noexcept nogil
+    uint64_t rr_bswap(uint64_t x) noexcept nogil
+    bint RR_LITTLE_ENDIAN
 
 # row numbers of a run's rows grouped by topic: int32 below 2**31 rows (memory), else int64
 ctypedef fused index_t:
@@ -304,20 +324,44 @@ cdef int32_t _dict_code(Dict* d, const uint8_t* base, int64_t start, int32_t len
 
 # --- fields -----------------------------------------------------------------------------
 
-cdef inline int64_t _token(const uint8_t* b, int64_t p, int64_t end) noexcept nogil:
-    while p < end and CLS[b[p]] == 0:
-        p += 1
-    return p
-
-
 cdef inline int64_t _token_or(const uint8_t* b, int64_t p, int64_t end,
                               uint8_t* acc) noexcept nogil:
-    cdef uint8_t a = acc[0]
+    """The end of the field at ``p``; ``acc`` gets the bit 0x80 if one of its bytes has it.
+
+    Eight bytes at a time where they are there (little-endian machines): the first byte
+    below 0x21 of a word is found by ``(w - 0x21..21) & ~w & 0x80..80`` (exact for the
+    first such byte: a borrow only flags bytes after it), then told by ``CLS`` whether it
+    ends the field (blanks and line ends do; other control bytes are part of it)."""
+    cdef uint64_t w, t, high = 0
+    cdef int k
+    if RR_LITTLE_ENDIAN:
+        while p + 8 <= end:
+            memcpy(&w, b + p, 8)
+            t = (w - <uint64_t>0x2121212121212121) & ~w & <uint64_t>0x8080808080808080
+            if t == 0:
+                high |= w
+                p += 8
+                continue
+            k = rr_ctz(t) >> 3
+            if k:
+                high |= w & ((<uint64_t>1 << (8 * k)) - 1)
+            p += k
+            if CLS[b[p]] != 0:
+                if high & <uint64_t>0x8080808080808080:
+                    acc[0] |= 0x80
+                return p
+            p += 1  # a control byte inside the field
     while p < end and CLS[b[p]] == 0:
-        a |= b[p]
+        high |= b[p]
         p += 1
-    acc[0] = a
+    if high & <uint64_t>0x8080808080808080:
+        acc[0] |= 0x80
     return p
+
+
+cdef inline int64_t _token(const uint8_t* b, int64_t p, int64_t end) noexcept nogil:
+    cdef uint8_t acc = 0
+    return _token_or(b, p, end, &acc)
 
 
 cdef inline int64_t _blanks(const uint8_t* b, int64_t p, int64_t end) noexcept nogil:
