@@ -156,6 +156,38 @@ def test_an_error_of_the_qrels_comes_before_one_of_the_run(cli, tmp_path, qrels_
     assert "run.txt, line " in _error_line(err)
 
 
+def test_the_qrels_are_read_while_the_report_modules_are_imported():
+    # the qrels reader starts before skrank.reports (and the statistics) are imported, and
+    # it is the one the run is joined with: one reader
+    code = (
+        "import sys\n"
+        "import skrank.cli._trec as T\n"
+        "seen = []\n"
+        "init = T._QrelsReader.__init__\n"
+        "def spy(self, *a, **k):\n"
+        "    seen.append('skrank.reports' in sys.modules)\n"
+        "    init(self, *a, **k)\n"
+        "T._QrelsReader.__init__ = spy\n"
+        "from skrank.cli import main\n"
+        f"main(['eval', '--preset', 'trec_eval', '-m', 'map', {str(TREC / 'qrels.test')!r}, "
+        f"{str(TREC / 'results.test')!r}])\n"
+        "print(seen)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip().splitlines()[-1] == "[False]"
+
+
+def test_a_usage_error_comes_before_an_error_of_the_qrels(cli, tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b\n")  # read from the start, in a thread
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 2 t\n")
+    code, _, err = cli("eval", "--input", "trec", "--ties", "pessimistic", "--format", "trec",
+                       qrels, run)
+    assert code == 2 and "--format trec" in err and "malformed" not in err
+
+
 def test_repeated_document_in_a_batch_names_both_lines(cli, tmp_path, monkeypatch):
     lines = (TREC / "results.test").read_text().splitlines()
     lines.insert(800, lines[700])

@@ -494,6 +494,30 @@ def test_prefetched_stops_when_the_caller_stops():
     assert closed == [True]
 
 
+def test_prefetched_reads_ahead():
+    # with ahead=3 the thread makes the 4th item before the caller takes the first (the
+    # reading goes on while the join waits for the qrels)
+    import threading
+
+    fourth = threading.Event()
+
+    def items():
+        for i in range(6):
+            if i == 3:
+                fourth.set()
+            yield i
+
+    got = prefetched(items(), ahead=3)
+    assert next(got) == 0  # starts the thread
+    assert fourth.wait(10)
+    assert list(got) == [1, 2, 3, 4, 5]
+    fourth.clear()
+    got = prefetched(items(), ahead=1)
+    assert next(got) == 0
+    assert not fourth.wait(0.2)  # one item waiting, one being made: not the 4th
+    assert list(got) == [1, 2, 3, 4, 5]
+
+
 def test_ordered_map_gives_the_results_in_the_order_of_the_items():
     # item 0 finishes only after item 1 has: its result still comes first
     import threading

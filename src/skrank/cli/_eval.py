@@ -16,6 +16,7 @@ from ..metrics._spec import _TREC_PLAIN, Metric
 from ._args import build_eval_parser, build_parser
 from ._common import DataError, _Loaded, _Plan, _Progress
 from ._load import _input_kind, _load
+from ._trec import _start_qrels
 
 # --------------------------------------------------------------------------- segments
 
@@ -145,9 +146,6 @@ def _render(report, args: argparse.Namespace, loaded: _Loaded, curves: dict) -> 
 def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
              stdout: TextIO, stderr: TextIO) -> int:
     """Carry out ``skrank eval`` with parsed arguments; raises on bad data."""
-    from ..metrics._evaluate import evaluate
-    from ..reports import build_report, write_plots
-
     metrics: list[Metric] = []
     for group in args.metric or [[Metric("ndcg", 10)]]:
         metrics += [m for m in group if m not in metrics]
@@ -178,12 +176,17 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
     progress = _Progress("never" if args.quiet else args.progress, args.inputs, stderr)
     try:
         conv = _conventions(args, kind)
-        if args.format == "trec":
-            _check_trec_format(metrics, conv, parser)
         # the figures' metric@k curves need the rows after evaluation
         plan = _Plan(metrics, conv, args.tie_bounds,
                      keep_rows=bool(args.plot) or args.format == "html")
-        loaded = _load(args, kind, progress, plan)
+        # TREC qrels are read in a thread from here on, while the modules below are imported
+        qrels_reader = _start_qrels(args, plan) if kind == "trec" else None
+        if args.format == "trec":
+            _check_trec_format(metrics, conv, parser)
+        from ..metrics._evaluate import evaluate
+        from ..reports import build_report, write_plots
+
+        loaded = _load(args, kind, progress, plan, qrels_reader)
         _check_docid(args, loaded, parser)
         results = {}
         for system in loaded.systems:

@@ -7,6 +7,7 @@ import csv
 import gzip
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -232,10 +233,13 @@ def _input_kind(args: argparse.Namespace, parser: argparse.ArgumentParser) -> st
     return kind
 
 
-def _load(args: argparse.Namespace, kind: str, progress: _Progress, plan: _Plan) -> _Loaded:
+def _load(args: argparse.Namespace, kind: str, progress: _Progress, plan: _Plan,
+          qrels_reader: Any = None) -> _Loaded:
+    """The systems of the input files; ``qrels_reader``: TREC qrels already being read
+    (see :func:`~skrank.cli._trec._start_qrels`)."""
     try:
         if kind == "trec":
-            loaded = _load_trec(args, progress, plan)
+            loaded = _load_trec(args, progress, plan, qrels_reader)
         else:
             loaded = {"table": _load_table, "libsvm": _load_libsvm}[kind](args, progress)
     except SkrankError as exc:

@@ -41,7 +41,9 @@ def _topic_batches(path: str, state: _RunState, chunk_bytes: int) -> Any:
     :class:`~skrank.io._runfile.Interleaved` when a topic comes back after another one."""
     from ..io._runfile import iter_topic_batches, prefetched
 
-    for batch in prefetched(iter_topic_batches(path, chunk_bytes, state.topics, state)):
+    # a few blocks ahead: the reading goes on while the qrels are read (the join waits)
+    for batch in prefetched(iter_topic_batches(path, chunk_bytes, state.topics, state),
+                            ahead=_AHEAD):
         yield batch, None, None
 
 
@@ -50,14 +52,17 @@ class _QrelsReader:
     first batches of the first run are read: :meth:`get` waits for it."""
 
     def __init__(self, path: str, conv: dict[str, Any]) -> None:
+        # imported here, not in the thread: the main thread imports on meanwhile
+        from ..conventions import resolve_conventions  # noqa: F401 (for _check_labels)
+        from ..io._runfile import read_qrels_file
+
         self._result: list[tuple[bool, Any]] = []
-        self._thread = threading.Thread(target=self._read, args=(path, conv),
+        self._thread = threading.Thread(target=self._read,
+                                        args=(read_qrels_file, path, conv),
                                         name="skrank-qrels", daemon=True)
         self._thread.start()
 
-    def _read(self, path: str, conv: dict[str, Any]) -> None:
-        from ..io._runfile import read_qrels_file
-
+    def _read(self, read_qrels_file: Any, path: str, conv: dict[str, Any]) -> None:
         try:
             qrels = read_qrels_file(path)
             _check_labels(qrels, conv, path)
@@ -271,6 +276,8 @@ def _score_order(conv: dict[str, Any]) -> tuple[bool, bool]:
 
 #: bytes of a run read per batch
 _CHUNK_BYTES = 8 << 20
+#: batches read ahead of the join at most
+_AHEAD = 3
 #: bytes of a line of a typical run: a run read whole is evaluated in batches of about
 #: ``_CHUNK_BYTES // _LINE_BYTES`` rows
 _LINE_BYTES = 32
@@ -331,14 +338,26 @@ def _check_labels(qrels: Any, conv: dict[str, Any], path: str) -> None:
                         f"{limit}.")
 
 
-def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _Loaded:
+def _start_qrels(args: argparse.Namespace, plan: _Plan) -> _QrelsReader | None:
+    """Start reading the qrels file of TREC input (in a thread), so that it is read while
+    the rest of the command is imported and set up; None where there is no run."""
+    if len(args.inputs) < 2:
+        return None  # _load_trec says what is missing
+    return _QrelsReader(args.inputs[0], plan.conv)
+
+
+def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan,
+               qrels_reader: _QrelsReader | None = None) -> _Loaded:
+    """Read and evaluate TREC runs; ``qrels_reader``: their qrels already being read (see
+    :func:`_start_qrels`), else they are read here."""
     if len(args.inputs) < 2:
         raise DataError("TREC input needs a qrels file and at least one run: QRELS RUN "
                         "[RUN ...].")
     qrels_path = args.inputs[0]
     run_paths, names, base_name = _system_files(args.baseline, list(args.inputs[1:]))
     progress(f"reading {qrels_path}")
-    qrels_reader = _QrelsReader(qrels_path, plan.conv)
+    if qrels_reader is None:
+        qrels_reader = _QrelsReader(qrels_path, plan.conv)
     qrels_only = args.qrels_only or ("include" if args.complete else "ignore")
     loaded = _Loaded("trec", [], base_name)
     candidates = {}

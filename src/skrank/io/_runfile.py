@@ -565,15 +565,15 @@ def _read_batches(stream: Any, name: str, chunk_bytes: int, seen: set[str], stat
             return
 
 
-def prefetched(items: Iterator[Any]) -> Iterator[Any]:
-    """The items of ``items``, each next one made in a thread while the caller works on the
-    current one: reading and parsing a block (which release the GIL) overlap the join and
-    the evaluation of the one before. An exception of ``items`` is raised to the caller;
-    a caller that stops early stops the thread."""
+def prefetched(items: Iterator[Any], ahead: int = 1) -> Iterator[Any]:
+    """The items of ``items``, made in a thread (up to ``ahead`` of them waiting) while the
+    caller works on the current one: reading and parsing a block (which release the GIL)
+    overlap the join and the evaluation of the one before. An exception of ``items`` is
+    raised to the caller; a caller that stops early stops the thread."""
     import queue
     import threading
 
-    box: queue.Queue = queue.Queue(maxsize=1)
+    box: queue.Queue = queue.Queue(maxsize=ahead)
     stop = threading.Event()
 
     def put(entry: tuple[str, Any]) -> bool:
