@@ -424,6 +424,12 @@ def test_a_topic_in_score_order_has_only_its_ties_sorted(tmp_path_factory, rows,
                    for ties_only in (True, False))
     for name in _JOINED:
         np.testing.assert_array_equal(getattr(fast, name), getattr(merge, name))
+    bare = join_batch(qrels, run, float32=f32, in_order=in_order, max_docs=max_docs,
+                      doc_rows=False)  # the same rows without their run rows
+    for name in _JOINED:
+        if name != "doc_rows":
+            np.testing.assert_array_equal(getattr(bare, name), getattr(fast, name))
+    assert not bare.doc_rows.size
     conv = {"score_precision": "float32"} if f32 else {}
     a, b, c = _joined_values(qrels_path, run_path, "docid", max_docs=max_docs, **conv)
     np.testing.assert_equal(a, c)

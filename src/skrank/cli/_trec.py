@@ -113,7 +113,8 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
     def work(item: tuple) -> tuple:
         rows, grouped, topics, done, batch_no = item
         joined = join_batch(qrels, rows, run_only=args.run_only, max_docs=args.max_docs,
-                            float32=float32, in_order=docid, grouped=grouped, topics=topics)
+                            float32=float32, in_order=docid, grouped=grouped, topics=topics,
+                            doc_rows=False)
         qrels.release()
         rows.release()
         del rows, item
@@ -125,7 +126,7 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
         if not plan.keep_rows:  # the rows are not needed any more: not kept in flight
             empty = np.zeros(0)
             joined = dataclasses.replace(joined, code=empty, tiekey=empty, y_true=empty,
-                                         y_score=empty, retrieved=empty, doc_rows=empty)
+                                         y_score=empty, retrieved=empty)
         return joined, res, done, batch_no
 
     yield from ordered_map(work, numbered())

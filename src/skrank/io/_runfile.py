@@ -665,7 +665,8 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
                max_docs: int | None = None, float32: bool = False, in_order: bool = False,
                extra_topics: np.ndarray | None = None,
                grouped: tuple[np.ndarray, np.ndarray] | None = None,
-               topics: np.ndarray | None = None, ties_only: bool = True) -> Joined:
+               topics: np.ndarray | None = None, ties_only: bool = True,
+               doc_rows: bool = True) -> Joined:
     """Join a batch of whole topics of a run with their judgements.
 
     ``grouped`` is the run's ``(order, bounds)`` (see :meth:`RunRows.grouped`), ``topics``
@@ -676,6 +677,7 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     (the kernels find them sorted under ``ties="docid"``). Raises on a document retrieved
     twice for a topic, naming both lines. ``ties_only``: a topic written in score order has
     only its runs of tied scores sorted (False: every topic is merge-sorted; for tests).
+    ``doc_rows``: whether the joined rows say their run row (else ``doc_rows`` is empty).
     """
     if run is not None and len(run):
         order, bounds = (grouped if grouped is not None else
@@ -710,7 +712,7 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     y_true = np.empty(cap, dtype=np.float64)
     y_score = np.empty(cap, dtype=np.float64)
     retrieved = np.empty(cap, dtype=np.uint8)
-    src = np.empty(cap, dtype=np.int64)
+    src = np.empty(cap if doc_rows else 0, dtype=np.int64)
     candidates = np.zeros(len(emit_names), dtype=np.int64)
     empty8 = np.zeros(0, dtype=np.uint8)
     q_order = qrels.order
@@ -738,6 +740,6 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     return Joined(
         topics=topics, code=code[:n], tiekey=tiekey[:n], y_true=y_true[:n],
         y_score=y_score[:n], retrieved=retrieved[:n].view(bool), doc_source=None,
-        doc_rows=src[:n], run_only=run_only_topics, judged=tq[judged],
+        doc_rows=src[:n] if doc_rows else src, run_only=run_only_topics, judged=tq[judged],
         n_negative=int(n_negative), candidates=candidates,
     )

@@ -248,7 +248,7 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
     judgements not retrieved, in qrels order.
     ``tiekey`` orders the retrieved rows as trec_eval does under ``ties="docid"`` (greater
     first; scores compared as float32 when ``f32``); ``src`` is the run row, or ``-1 - j``
-    for judgement ``j``; ``candidates[i]`` the retrieved rows kept. Negative labels become 0
+    for judgement ``j`` (not written when ``src`` is empty); ``candidates[i]`` the retrieved rows kept. Negative labels become 0
     (counted; ``first_negative`` is the output row of the first, or -1). ``hash_mask``:
     the bits of the document hashes kept (fewer: collisions, for tests).
 
@@ -294,6 +294,7 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
     cdef uint8_t* met = &fv[0]
     cdef const uint8_t* rb = &rbuf[0] if rbuf.shape[0] else NULL
     cdef const uint8_t* qbp = &qbuf[0]
+    cdef bint with_src = src.shape[0] > 0
     cdef Order o
     o.buf = rb
     with nogil:
@@ -387,7 +388,8 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                 y_true[out] = lab
                 y_score[out] = score[r]
                 retrieved[out] = 1
-                src[out] = r
+                if with_src:
+                    src[out] = r
                 out += 1
                 kept += 1
             candidates[i] = kept
@@ -408,6 +410,7 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                 y_true[out] = lab
                 y_score[out] = -INFINITY
                 retrieved[out] = 0
-                src[out] = -1 - j
+                if with_src:
+                    src[out] = -1 - j
                 out += 1
     return out, n_neg, first_neg, repeat
