@@ -390,14 +390,26 @@ def test_trec_order_breaks_ties_by_docno_bytes(tmp_path):
     j = join_batch(qrels, rows, in_order=True)  # rows in that order
     assert j.tiekey[j.retrieved].tolist() == list(range(len(docs), 0, -1))
     assert j.y_true[j.retrieved].tolist() == [float(d == "pfx_z") for d in got]
+    for judged in docs:  # without doc_rows only the judged row's place is counted
+        qrels = read_qrels_file(_write(tmp_path, f"1 0 {judged} 1\n", "q"))
+        j = join_batch(qrels, rows, in_order=True, doc_rows=False)
+        assert j.y_true[j.retrieved].tolist() == [float(d == judged) for d in got]
 
 
 _JOINED = ("code", "tiekey", "y_true", "y_score", "retrieved", "doc_rows", "candidates")
 
 
+def _assert_same_join(a, b, names=_JOINED):
+    """The outputs of two joins bit for bit (-0.0 is not 0.0)."""
+    for name in names:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes(), name
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), _IDS,
-                          st.sampled_from([-1.0, 0.5, 1.0, 1.0000001, 2.0])),
+                          st.sampled_from([-1.0, 0.0, -0.0, 0.5, 1.0, 1.00000001, 1.0000001,
+                                           2.0])),
                 min_size=1, max_size=80, unique_by=lambda r: (r[0], r[1])),
        st.lists(st.integers(0, 79), max_size=2), st.booleans(), st.booleans(),
        st.sampled_from([None, 3]))
@@ -405,7 +417,9 @@ def test_a_topic_in_score_order_has_only_its_ties_sorted(tmp_path_factory, rows,
                                                           f32, in_order, max_docs):
     # runs are usually written in score order: such a topic has only its runs of tied scores
     # sorted by docno; one out of order (a swap) is sorted whole. Both give the rows, tie
-    # keys and labels of the merge sort of every topic, and the pyarrow path's values
+    # keys and labels of the merge sort of every topic, and the pyarrow path's values.
+    # Without doc_rows, of a run of tied scores only the judged rows are placed: the same
+    # outputs (0.0 and -0.0, 1.0 and 1.00000001 as float32: tied scores of other bits)
     rows = sorted(rows, key=lambda r: -r[2])  # score order, the ties in any order
     for i in swaps:
         if i + 1 < len(rows):
@@ -422,18 +436,40 @@ def test_a_topic_in_score_order_has_only_its_ties_sorted(tmp_path_factory, rows,
     fast, merge = (join_batch(qrels, run, float32=f32, in_order=in_order,
                               max_docs=max_docs, ties_only=ties_only)
                    for ties_only in (True, False))
-    for name in _JOINED:
-        np.testing.assert_array_equal(getattr(fast, name), getattr(merge, name))
+    _assert_same_join(fast, merge)
     bare = join_batch(qrels, run, float32=f32, in_order=in_order, max_docs=max_docs,
                       doc_rows=False)  # the same rows without their run rows
-    for name in _JOINED:
-        if name != "doc_rows":
-            np.testing.assert_array_equal(getattr(bare, name), getattr(fast, name))
+    _assert_same_join(bare, fast, [n for n in _JOINED if n != "doc_rows"])
     assert not bare.doc_rows.size
     conv = {"score_precision": "float32"} if f32 else {}
     a, b, c = _joined_values(qrels_path, run_path, "docid", max_docs=max_docs, **conv)
     np.testing.assert_equal(a, c)
     np.testing.assert_equal(b, c)
+
+
+@pytest.mark.parametrize("n_judged", [0, 1, 20, 40, 100])
+@pytest.mark.parametrize(("tied", "f32"), [(["2.0"], False), (["0.0", "-0.0"], False),
+                                           (["1.0", "1.00000001"], True)])
+def test_a_long_run_of_ties_places_its_judged_rows(tmp_path, n_judged, tied, f32):
+    # a hundred tied rows in any docno order: few judged rows are placed, many sorted;
+    # tied scores of other bits (0.0 and -0.0; 1.0 and 1.00000001 as float32) are sorted
+    rng = np.random.default_rng(n_judged)
+    docs = [f"d{int(v)}" for v in rng.permutation(100)]
+    scores = [tied[i % len(tied)] for i in range(100)] + ["-5"]
+    run_path = _write(tmp_path, "".join(f"q Q0 {d} {i} {s} t\n"
+                                        for i, (d, s) in enumerate(zip([*docs, "last"],
+                                                                       scores))))
+    qrels_path = _write(tmp_path, "".join(f"q 0 {d} {1 + i % 3}\n"
+                                          for i, d in enumerate(docs[:n_judged]))
+                        + "q 0 last 0\n", "qrels.txt")
+    qrels = read_qrels_file(qrels_path)
+    run, _, _ = read_run_whole(run_path)
+    bare = join_batch(qrels, run, in_order=True, doc_rows=False, float32=f32)
+    full = join_batch(qrels, run, in_order=True, float32=f32)
+    _assert_same_join(bare, full, [n for n in _JOINED if n != "doc_rows"])
+    order = sorted(docs, key=str.encode, reverse=True)
+    label = {d: float(1 + i % 3) for i, d in enumerate(docs[:n_judged])}
+    assert bare.y_true[:100].tolist() == [label.get(d, 0.0) for d in order]
 
 
 @pytest.mark.parametrize("hash_mask", [(1 << 64) - 1, 0])

@@ -220,6 +220,53 @@ cdef void _order(const Order* o, Key* a, Key* tmp, int64_t m) noexcept nogil:
             g = i
 
 
+cdef void _place(const Order* o, Key* a, Key* tmp, int64_t g, const int32_t* jof,
+                 const double* score, const index_t* rows) noexcept nogil:
+    """Order a run of tied scores ``a[:g]`` (score order, docno descending) where only the
+    judged rows' places matter: the unjudged rows (``jof`` -1) of one score are alike to the
+    kernels (label 0, the same score, the tie key their place gives), so only each judged
+    row's place is counted (the rows whose docno is greater: no moves, no branches on the
+    data), and the unjudged ones fill the other places in the order they come. Where the
+    scores' bits differ (tied as float32, or 0.0 and -0.0), or many rows are judged, the run
+    is sorted."""
+    cdef uint64_t b0, b
+    cdef int64_t x, y, k = 0, cnt
+    memcpy(&b0, &score[rows[a[0].local]], 8)
+    for x in range(g):
+        memcpy(&b, &score[rows[a[x].local]], 8)
+        if b != b0:
+            _sort(o, a, tmp, g)
+            return
+        k += jof[a[x].local] >= 0
+    if k == 0:
+        return
+    if k > 32:
+        _sort(o, a, tmp, g)
+        return
+    for x in range(g):
+        tmp[x].length = -1  # a free place
+    for x in range(g):
+        if jof[a[x].local] < 0:
+            continue
+        cnt = 0
+        for y in range(g):
+            if a[y].prefix != a[x].prefix:
+                cnt += a[y].prefix > a[x].prefix
+            else:
+                cnt += _doc_cmp(o.buf + a[y].start, a[y].length, o.buf + a[x].start,
+                                a[x].length) > 0
+        tmp[cnt] = a[x]
+    y = 0
+    for x in range(g):
+        if jof[a[x].local] >= 0:
+            continue
+        while tmp[y].length >= 0:
+            y += 1
+        tmp[y] = a[x]
+        y += 1
+    memcpy(a, tmp, g * sizeof(Key))
+
+
 cdef struct Slot:
     uint32_t tag      # the hash's high bits
     int32_t row       # -1: empty; below the topic's judgements: a judgement; else a run row
@@ -256,11 +303,13 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
     holding the topic's judgements and the documents of the topic met so far: a document
     met twice stops the join, ``repeat`` then being the output topic (-1: none; the caller
     names the lines). ``sorted_fast``: a topic written in score order has only its ties
-    sorted (False: every topic merge-sorted; for tests).
+    sorted (False: every topic merge-sorted; for tests); when the rows are written in that
+    order without their run rows (``in_order``, ``src`` empty), of its ties only the judged
+    rows are placed (see :func:`_place`): the outputs are the same.
     """
     cdef int64_t n_emit = emit_run.shape[0], i, t, u, lo, hi, m, r, p, k, j, x, c, e
     cdef int64_t biggest = 1, judged = 1, out = 0, n_neg = 0, first_neg = -1, kept, n_un
-    cdef int64_t qb, n_j, repeat = -1
+    cdef int64_t qb, n_j, g, repeat = -1
     cdef uint64_t mask = 0, h
     cdef uint32_t tag
     cdef int64_t nr = rbuf.shape[0], nq = qbuf.shape[0]
@@ -356,10 +405,24 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                 break
             if m:
                 _keys(rb, rb + nr, &score[0], &dstart[0], &dlen[0], &order[lo], m, f32, ka)
-                if sorted_fast:
-                    _order(&o, ka, kt, m)
-                else:
+                if not sorted_fast:
                     _sort(&o, ka, kt, m)
+                elif not (in_order and not with_src):
+                    _order(&o, ka, kt, m)
+                else:  # only the judged rows' places matter
+                    g = 0
+                    for k in range(1, m):
+                        if ka[k].score > ka[k - 1].score:
+                            g = -1
+                            break
+                    if g < 0:
+                        _sort(&o, ka, kt, m)
+                    else:
+                        for k in range(1, m + 1):
+                            if k == m or ka[k].score != ka[g].score:
+                                if k - g > 1:
+                                    _place(&o, ka + g, kt, k - g, jof, &score[0], &order[lo])
+                                g = k
                 if not in_order:
                     for k in range(m):  # each row's rank in trec_eval's order
                         pos[ka[k].local] = k
