@@ -497,6 +497,47 @@ def test_the_join_finds_a_repeated_document(tmp_path, hash_mask, doc, topic, max
             join_batch(qrels, b, max_docs=max_docs, in_order=True)
 
 
+def _in_anonymous_map(a):
+    import mmap
+
+    while a is not None and not isinstance(a, mmap.mmap):
+        a = getattr(a, "base", None) if not isinstance(a, memoryview) else a.obj
+    return a is not None
+
+
+def test_large_arrays_live_in_anonymous_maps(tmp_path):
+    # the reader's and the join's arrays are not NumPy's (which asks for huge pages)
+    a = skrank.io._runfile._empty(5, np.float64)
+    assert a.shape == (5,) and a.dtype == np.float64 and a.flags.writeable
+    a[:] = 1.5
+    assert a.tolist() == [1.5] * 5 and skrank.io._runfile._empty(0, np.int32).shape == (0,)
+    qrels = read_qrels_file(DATA / "qrels.test")
+    rows, _, _ = read_run_whole(DATA / "results.test")
+    state = SimpleNamespace(n_rows=0, tag="")
+    batch = next(iter_topic_batches(DATA / "results.test", 4000, set(), state))
+    j = join_batch(qrels, rows)
+    for arr in (qrels.dstart, qrels.rel, rows.dstart, rows.score, batch.qcode, batch.score,
+                j.code, j.y_true, j.y_score, j.tiekey, j.retrieved, j.doc_rows):
+        assert _in_anonymous_map(arr)
+
+
+def test_join_buffers_are_reused_and_give_the_same_rows():
+    qrels = read_qrels_file(DATA / "qrels.test")
+    rows, _, _ = read_run_whole(DATA / "results.test")
+    order, bounds = rows.grouped()
+    buffers = {}
+    topics = np.flatnonzero(np.diff(bounds))
+    first = join_batch(qrels, rows, grouped=(order, bounds), topics=topics, buffers=buffers)
+    kept = {name: getattr(first, name).copy() for name in _JOINED}
+    again = join_batch(qrels, rows, grouped=(order, bounds), topics=topics[:3],
+                       buffers=buffers)
+    assert np.shares_memory(again.y_true, first.y_true)  # the same arrays, written again
+    fresh = join_batch(qrels, rows, grouped=(order, bounds), topics=topics[:3])
+    _assert_same_join(again, fresh)
+    whole = join_batch(qrels, rows, grouped=(order, bounds), topics=topics)
+    _assert_same_join(SimpleNamespace(**kept), whole)
+
+
 def test_extra_topics_and_negative_labels(tmp_path):
     qrels = read_qrels_file(_write(tmp_path, "1 0 a -1\n1 0 b 2\n2 0 c 1\n2 0 d -2\n", "q"))
     j = join_batch(qrels, None, extra_topics=np.array([0, 1]))

@@ -110,11 +110,19 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
             yield rows, grouped, topics, done, state.batches
             del rows
 
+    local = threading.local()  # each worker thread's output arrays, kept between batches
+
     def work(item: tuple) -> tuple:
         rows, grouped, topics, done, batch_no = item
+        if plan.keep_rows:  # the rows outlive the batch: arrays of their own
+            buffers = None
+        elif not hasattr(local, "buffers"):
+            buffers = local.buffers = {}
+        else:
+            buffers = local.buffers
         joined = join_batch(qrels, rows, run_only=args.run_only, max_docs=args.max_docs,
                             float32=float32, in_order=docid, grouped=grouped, topics=topics,
-                            doc_rows=False)
+                            doc_rows=False, buffers=buffers)
         qrels.release()
         rows.release()
         del rows, item
@@ -123,7 +131,7 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
             res = evaluate(joined.y_true, joined.y_score, joined.code, doc_id=joined.tiekey,
                            retrieved=joined.retrieved, metrics=plan.metrics,
                            tie_bounds=plan.tie_bounds, **plan.conv)
-        if not plan.keep_rows:  # the rows are not needed any more: not kept in flight
+        if not plan.keep_rows:  # the rows are not needed any more (their arrays reused)
             empty = np.zeros(0)
             joined = dataclasses.replace(joined, code=empty, tiekey=empty, y_true=empty,
                                          y_score=empty, retrieved=empty)

@@ -47,6 +47,27 @@ _WHOLE_CHUNK = 32 << 20
 #: a file read whole whose text is longer is parsed in two halves, in two threads
 _SPLIT_BYTES = 16 << 20
 _CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED")
+#: an anonymous map private to the process (POSIX; Windows has no flags)
+_PRIVATE = {"flags": mmap.MAP_PRIVATE} if hasattr(mmap, "MAP_PRIVATE") else {}
+
+
+def _empty(n: int, dtype: Any) -> np.ndarray:
+    """An uninitialised array of ``n`` items in memory of its own (an anonymous map), for
+    the large arrays of the reader and the join. NumPy asks for transparent huge pages on
+    large arrays: each first touch of 2 MB is then zeroed at once, and where memory is
+    fragmented the kernel compacts it first (measured: hundreds of milliseconds of system
+    time for a 26 MB qrels file on a busy machine). The rows fill these arrays a page at a
+    time, and untouched capacity costs nothing."""
+    dtype = np.dtype(dtype)
+    size = max(n * dtype.itemsize, 1)
+    memory = mmap.mmap(-1, size, **_PRIVATE)
+    return np.frombuffer(memory, dtype=dtype, count=size // dtype.itemsize)[:n]
+
+
+def _empty_rows(cap: int, qrels: bool) -> tuple[np.ndarray, ...]:
+    """The arrays :func:`~skrank.io._runreader.parse` writes ``cap`` rows to."""
+    return (_empty(cap, np.int32), _empty(cap, np.int64), _empty(cap, np.int32),
+            _empty(cap, np.int64 if qrels else np.float64))
 
 
 class Interleaved(Exception):
@@ -95,6 +116,8 @@ def _parse_error(parsed: Any, buf: Any, name: str, first_line: int, qrels: bool)
 
 def _parse(buf: Any, begin: int, end: int, name: str, first_line: int, qrels: bool,
            out: Any = None, row0: int = 0) -> Any:
+    if out is None:
+        out, row0 = _empty_rows(R.capacity(end - begin, qrels), qrels), 0
     parsed = R.parse(buf, begin, end, qrels, out, row0)
     if parsed.bad:
         raise _parse_error(parsed, buf, name, first_line, qrels)
@@ -406,8 +429,7 @@ def _parse_whole(source: Source, qrels: bool) -> tuple[Any, Any, list[bytes], by
     slack = 2 * (size // _WHOLE_CHUNK + 2)
     first_cap = R.capacity(cut - src.begin, qrels) + slack
     cap = first_cap + R.capacity(size - cut, qrels) + slack
-    out = (np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int64),
-           np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int64 if qrels else np.float64))
+    out = _empty_rows(cap, qrels)
     first, second = _Span(), _Span()
     thread = None
     if cut < size:
@@ -666,7 +688,7 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
                extra_topics: np.ndarray | None = None,
                grouped: tuple[np.ndarray, np.ndarray] | None = None,
                topics: np.ndarray | None = None, ties_only: bool = True,
-               doc_rows: bool = True) -> Joined:
+               doc_rows: bool = True, buffers: dict | None = None) -> Joined:
     """Join a batch of whole topics of a run with their judgements.
 
     ``grouped`` is the run's ``(order, bounds)`` (see :meth:`RunRows.grouped`), ``topics``
@@ -678,6 +700,9 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     twice for a topic, naming both lines. ``ties_only``: a topic written in score order has
     only its runs of tied scores sorted (False: every topic is merge-sorted; for tests).
     ``doc_rows``: whether the joined rows say their run row (else ``doc_rows`` is empty).
+    ``buffers``: a dict (empty at first) whose arrays the rows are written to, kept there
+    for the next call (fresh memory costs its pages' zeroing): the rows of a join are then
+    valid only until the next join with the same buffers.
     """
     if run is not None and len(run):
         order, bounds = (grouped if grouped is not None else
@@ -707,12 +732,17 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     cap = int(np.where(emit_run >= 0, bounds[emit_run + 1] - bounds[emit_run], 0).sum()
               + np.where(emit_qrels >= 0, n_judged, 0).sum())
     cap = max(cap, 1)
-    code = np.empty(cap, dtype=np.int64)
-    tiekey = np.empty(cap, dtype=np.int64)
-    y_true = np.empty(cap, dtype=np.float64)
-    y_score = np.empty(cap, dtype=np.float64)
-    retrieved = np.empty(cap, dtype=np.uint8)
-    src = np.empty(cap if doc_rows else 0, dtype=np.int64)
+    if buffers is not None and buffers and buffers["code"].shape[0] >= cap:
+        code, tiekey, y_true, y_score, retrieved = (
+            buffers[k] for k in ("code", "tiekey", "y_true", "y_score", "retrieved"))
+    else:
+        code, tiekey = _empty(cap, np.int64), _empty(cap, np.int64)
+        y_true, y_score = _empty(cap, np.float64), _empty(cap, np.float64)
+        retrieved = _empty(cap, np.uint8)
+        if buffers is not None:
+            buffers.update(code=code, tiekey=tiekey, y_true=y_true, y_score=y_score,
+                           retrieved=retrieved)
+    src = _empty(cap if doc_rows else 0, np.int64)
     candidates = np.zeros(len(emit_names), dtype=np.int64)
     empty8 = np.zeros(0, dtype=np.uint8)
     q_order = qrels.order
