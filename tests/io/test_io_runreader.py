@@ -212,6 +212,17 @@ def test_fields_end_at_blanks_and_line_ends_only(rows, qrels):
         assert parsed.tag == rows[-1][2]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"b c", b"\n", b"\r", b"\r\n", b"\n\n"]),
+                max_size=30).map(b"".join), st.integers(0, 40), st.integers(0, 40))
+def test_line_ends_are_counted_as_the_parser_counts_lines(text, begin, end):
+    # LF, CRLF and a lone CR each end a line (memchr for the LFs where there is no CR)
+    begin, end = min(begin, len(text)), min(end, len(text))
+    part = text[begin:end]
+    expected = part.count(b"\n") + part.count(b"\r") - part.count(b"\r\n")
+    assert R.count_line_ends(text, begin, end) == expected
+
+
 # ----------------------------------------------------------------- lines and blocks
 
 

@@ -28,7 +28,7 @@ each document up in the qrels.
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc, strtod
-from libc.string cimport memcmp, memcpy, memset
+from libc.string cimport memchr, memcmp, memcpy, memset
 
 import numpy as np
 
@@ -751,12 +751,25 @@ def count_line_ends(buffer, int64_t begin, int64_t end):
     cdef const uint8_t[::1] buf = buffer
     cdef int64_t i, n = 0
     cdef const uint8_t* b = &buf[0] if buf.shape[0] else NULL
+    cdef const uint8_t* p
+    if end <= begin:
+        return 0
     with nogil:
-        for i in range(begin, end):
-            if b[i] == 10:
+        if memchr(b + begin, 13, end - begin) == NULL:
+            # no CR (the usual text): the LFs, found by memchr
+            p = b + begin
+            while True:
+                p = <const uint8_t*>memchr(p, 10, b + end - p)
+                if p == NULL:
+                    break
                 n += 1
-            elif b[i] == 13 and not (i + 1 < end and b[i + 1] == 10):
-                n += 1
+                p += 1
+        else:
+            for i in range(begin, end):
+                if b[i] == 10:
+                    n += 1
+                elif b[i] == 13 and not (i + 1 < end and b[i + 1] == 10):
+                    n += 1
     return n
 
 
