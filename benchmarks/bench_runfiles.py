@@ -30,8 +30,11 @@ run interleaved, which must be read whole. Files go to ``--dir`` (default: a tem
 directory, removed at the end). ``--skrank`` replaces the command that runs skrank (default:
 this Python with ``-m skrank.cli``), to time another build.
 
+``--repeat N`` runs skrank and the floors N times each (the run of median wall time is
+shown, with the range of all runs; the peers run once).
+
     .venv/bin/python benchmarks/bench_runfiles.py [--sizes 2,7] [--interleaved] [--memory]
-        [--dir DIR] [--skrank "python other/launcher.py"]
+        [--dir DIR] [--skrank "python other/launcher.py"] [--repeat N]
 """
 
 from __future__ import annotations
@@ -215,6 +218,22 @@ def skrank_cmd(qrels: Path, run: Path) -> list[str]:
             "recip_rank", "--format", "trec", str(qrels), str(run)]
 
 
+def timed_median(cmd: list[str], repeat: int) -> dict:
+    """``timed`` ``repeat`` times: the run of median wall time, with the smallest and largest
+    wall and CPU times of all runs (``wall_range``, ``cpu_range``)."""
+    runs = [timed(cmd) for _ in range(max(repeat, 1))]
+    good = [r for r in runs if "wall_s" in r and not r.get("rc")]
+    if len(good) < len(runs):
+        return next(r for r in runs if r not in good)
+    good.sort(key=lambda r: r["wall_s"])
+    res = dict(good[len(good) // 2])
+    if len(good) > 1:
+        res["wall_range"] = (good[0]["wall_s"], good[-1]["wall_s"])
+        cpus = sorted(r.get("cpu_s", float("nan")) for r in good)
+        res["cpu_range"] = (cpus[0], cpus[-1])
+    return res
+
+
 def row(tool: str, res: dict, size_mb: float, ref: dict | None = None,
         versus: str = "peer") -> str:
     """A table row; ``ref`` is skrank's result: the ratio is peer / skrank, or for the floor
@@ -229,7 +248,11 @@ def row(tool: str, res: dict, size_mb: float, ref: dict | None = None,
     if ref is not None and "wall_s" in ref:
         pairs = ((ref["wall_s"], res["wall_s"]), (ref.get("cpu_s", float("nan")), cpu))
         ratios = [f"{(b / a if versus == 'peer' else a / b):.1f}x" for a, b in pairs]
-    return (f"| {tool} | {res['wall_s']:.1f} s | {cpu:.1f} s | {rss:,.0f} MB | "
+    spread = ""
+    if "wall_range" in res:
+        spread = (f" ({res['wall_range'][0]:.2f}-{res['wall_range'][1]:.2f} s wall, "
+                  f"{res['cpu_range'][0]:.2f}-{res['cpu_range'][1]:.2f} s CPU)")
+    return (f"| {tool}{spread} | {res['wall_s']:.2f} s | {cpu:.2f} s | {rss:,.0f} MB | "
             f"{rss / size_mb:.1f}x | {ratios[0]} | {ratios[1]} |")
 
 
@@ -251,6 +274,9 @@ def main() -> None:
     parser.add_argument("--big-gb", type=float, default=1.5)
     parser.add_argument("--skrank", help="command that runs skrank (default: python -m "
                                          "skrank.cli)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of skrank and of the floors (the median is shown, with the "
+                             "range); the peers run once")
     args = parser.parse_args()
     if args.skrank:
         SKRANK = args.skrank.split()
@@ -271,14 +297,14 @@ def main() -> None:
             print(f"\n{millions}M lines: {run} ({size_mb:.0f} MB), {qrels} "
                   f"({qrels.stat().st_size / 2**20:.0f} MB)", flush=True)
             print(HEADER)
-            sk = timed(skrank_cmd(qrels, run))
+            sk = timed_median(skrank_cmd(qrels, run), args.repeat)
             print(row("`skrank eval --preset trec_eval`", sk, size_mb), flush=True)
-            floor = timed([PYTHON, "-c", FLOOR, str(run)])
+            floor = timed_median([PYTHON, "-c", FLOOR, str(run)], args.repeat)
             print(row("floor: pyarrow `read_csv` of the 3 used columns (ratio: skrank / floor)",
                       floor, size_mb, sk, versus="floor"), flush=True)
             for what, cmd in (("Python and numpy", [PYTHON, "-c", "import numpy"]),
                               ("`skrank eval --help`", [*SKRANK, "eval", "--help"])):
-                start = timed(cmd)
+                start = timed_median(cmd, args.repeat)
                 print(row(f"floor: the start of {what} (ratio: skrank / floor)", start,
                           size_mb, sk, versus="floor"), flush=True)
             pt = rx = None
@@ -297,7 +323,7 @@ def main() -> None:
             if args.interleaved:
                 run.unlink()
                 _, run = write_files(folder, n_topics, interleave=True, tag="_interleaved")
-                il = timed(skrank_cmd(qrels, run))
+                il = timed_median(skrank_cmd(qrels, run), args.repeat)
                 print(row("`skrank eval`, the run interleaved (read whole)", il, size_mb, sk),
                       flush=True)
             print("values:")
