@@ -536,6 +536,39 @@ def test_large_arrays_live_in_anonymous_maps(tmp_path):
         assert _in_anonymous_map(arr)
 
 
+def test_parse_arrays_go_back_to_the_reader_once_joined(monkeypatch):
+    # the reader parses its next blocks into the arrays of batches already joined
+    # (recycle): fewer new arrays, and the batches of reading without it
+    made = []
+    empty_rows = skrank.io._runfile._empty_rows
+    monkeypatch.setattr(skrank.io._runfile, "_empty_rows",
+                        lambda *a: made.append(1) or empty_rows(*a))
+    qrels = read_qrels_file(DATA / "qrels.test")
+
+    def batches(recycle):
+        made.clear()
+        out = []
+        state = SimpleNamespace(n_rows=0, tag="")
+        for b in iter_topic_batches(DATA / "results.test", 1500, set(), state):
+            out.append(join_batch(qrels, b))
+            if recycle:
+                b.recycle()
+                assert b.arrays is None and b.pool is None
+        return out, len(made)
+
+    plain, n_plain = batches(False)
+    got, n_got = batches(True)
+    assert len(got) == len(plain) >= 3 and n_got < n_plain
+    for a, b in zip(got, plain):
+        _assert_same_join(a, b)
+    pool = skrank.io._runfile._Pool(most=1)
+    small = pool.take(10)
+    pool.give(small)
+    assert pool.take(5) is small  # large enough: given back
+    pool.give(small)
+    assert pool.take(100)[0].shape[0] >= 100  # too small: new arrays
+
+
 def test_join_buffers_are_reused_and_give_the_same_rows():
     qrels = read_qrels_file(DATA / "qrels.test")
     rows, _, _ = read_run_whole(DATA / "results.test")

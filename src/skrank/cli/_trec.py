@@ -125,6 +125,7 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
                             doc_rows=False, buffers=buffers)
         qrels.release()
         rows.release()
+        rows.recycle()  # its parse arrays, for the reader's next blocks
         del rows, item
         res = None
         if len(joined):

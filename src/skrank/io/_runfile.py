@@ -70,6 +70,33 @@ def _empty_rows(cap: int, qrels: bool) -> tuple[np.ndarray, ...]:
             _empty(cap, np.int64 if qrels else np.float64))
 
 
+class _Pool:
+    """Parse arrays (see :func:`_empty_rows`) the join gives back once it is done with a
+    batch (:meth:`RunRows.recycle`), for the reader's next blocks: their pages are in memory
+    already, where fresh arrays cost a page fault and the zeroing of each page."""
+
+    def __init__(self, most: int = 8) -> None:
+        import threading
+
+        self._free: list[tuple[np.ndarray, ...]] = []
+        self._lock = threading.Lock()
+        self._most = most
+
+    def take(self, cap: int) -> tuple[np.ndarray, ...]:
+        """Arrays for ``cap`` rows: given back ones if they hold as many, else new ones."""
+        with self._lock:
+            while self._free:
+                out = self._free.pop()
+                if out[0].shape[0] >= cap:
+                    return out
+        return _empty_rows(cap, False)
+
+    def give(self, out: tuple[np.ndarray, ...]) -> None:
+        with self._lock:
+            if len(self._free) < self._most:
+                self._free.append(out)
+
+
 class Interleaved(Exception):
     """A topic of a run comes back after other topics: the file cannot be read in batches."""
 
@@ -282,7 +309,8 @@ class RunRows:
     ``checked``: the rows grouped by topic (:meth:`grouped`) already (by the reading
     thread), or None; :func:`join_batch` looks for repeated documents as it joins.
     ``window``: ``buf`` maps the whole file and the rows are a window of it, the batches
-    before it finished.
+    before it finished. ``arrays`` and ``pool``: the parse arrays the rows are views of, and
+    the pool they go back to (:meth:`recycle`).
     """
 
     source: str
@@ -297,6 +325,8 @@ class RunRows:
     hash_mask: int = _ALL_BITS
     checked: tuple[np.ndarray, np.ndarray] | None = None
     window: bool = False
+    arrays: Any = None
+    pool: Any = None
 
     def __len__(self) -> int:
         return int(self.score.shape[0])
@@ -318,6 +348,13 @@ class RunRows:
     def release(self) -> None:
         """Give back the pages of a mapped file: all of them, or those before the window."""
         _release(self.buf, self.begin if self.window else None)
+
+    def recycle(self) -> None:
+        """Give the parse arrays back to the reader's pool: the rows are not read after
+        this (the join copied what it needs)."""
+        if self.pool is not None:
+            self.pool.give(self.arrays)
+        self.pool = self.arrays = None
 
     def check(self, order: np.ndarray, bounds: np.ndarray, topics: np.ndarray) -> None:
         """Raise on the earliest document repeated within one of ``topics``, naming both
@@ -519,15 +556,19 @@ def _mapped_batches(mm: Any, name: str, chunk_bytes: int, seen: set[str], state:
     size = len(mm)
     pos = len(_BOM) if mm[: len(_BOM)] == _BOM else 0
     line, step = 1, chunk_bytes
+    pool = _Pool()
     while pos < size:
         end = _chunk_end(mm, pos, size, step)
         eof = end >= size
-        parsed = _parse(mm, pos, end, name, line, False)
+        out = pool.take(R.capacity(end - pos, False))
+        parsed = _parse(mm, pos, end, name, line, False, out)
         if not eof and not parsed.n_rows:  # comments and blank lines only
             pos, line = end, line + parsed.n_lines
+            pool.give(out)
             continue
         if not eof and parsed.run_row == 0:  # one topic so far: a larger window
             step *= 2
+            pool.give(out)
             continue
         step = chunk_bytes
         batch = _batch(name, mm, pos, line, parsed, eof, seen, state, hash_mask)
@@ -537,6 +578,7 @@ def _mapped_batches(mm: Any, name: str, chunk_bytes: int, seen: set[str], state:
         del parsed
         if batch is not None:
             batch.window = True
+            batch.arrays, batch.pool = out, pool
             yield batch
         del batch
         if eof:
