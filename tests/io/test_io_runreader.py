@@ -223,6 +223,14 @@ def test_line_ends_are_counted_as_the_parser_counts_lines(text, begin, end):
     assert R.count_line_ends(text, begin, end) == expected
 
 
+def test_remap_maps_codes_in_place():
+    codes = np.array([2, 0, 1, 2], dtype=np.int32)
+    R.remap(codes, np.array([7, 5, 9], dtype=np.int32))
+    assert codes.tolist() == [9, 7, 5, 9]
+    with pytest.raises(IndexError, match="outside the table"):
+        R.remap(np.array([3], dtype=np.int32), np.array([7, 5, 9], dtype=np.int32))
+
+
 # ----------------------------------------------------------------- lines and blocks
 
 

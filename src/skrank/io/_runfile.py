@@ -280,7 +280,7 @@ def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
     if not n:
         raise InputError(f"{name}: no judgements (the file is empty or only has comments).")
     topics, ranks = _sorted_topics(names)
-    np.take(ranks.astype(np.int32), qcode, out=qcode)
+    R.remap(qcode, ranks.astype(np.int32))
     order, bounds = R.group_rows(qcode, len(topics))
     del qcode
     out = QrelsFile(name, buf, src.begin, topics,
@@ -495,7 +495,7 @@ def _parse_whole(source: Source, qrels: bool) -> tuple[Any, Any, list[bytes], by
     for row, n, topics in first.chunks + second.chunks:
         local = out[0][row: row + n]
         to_file = np.array([codes.setdefault(t, len(codes)) for t in topics], dtype=np.int32)
-        np.take(to_file, local, out=local)
+        R.remap(local, to_file)
     n_rows = first.rows + second.rows
     tag = second.tag if second.chunks else first.tag
     return src, tuple(a[:n_rows] for a in out), list(codes), tag, n_rows

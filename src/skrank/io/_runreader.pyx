@@ -773,6 +773,20 @@ def count_line_ends(buffer, int64_t begin, int64_t end):
     return n
 
 
+def remap(int32_t[::1] codes, const int32_t[::1] table):
+    """``codes[i] = table[codes[i]]`` in place (``np.take`` would first copy int32 indices
+    to a new int64 array)."""
+    cdef int64_t i, n = codes.shape[0], m = table.shape[0]
+    cdef int32_t c
+    with nogil:
+        for i in range(n):
+            c = codes[i]
+            if c < 0 or c >= m:
+                with gil:
+                    raise IndexError(f"remap: code {c} outside the table of {m}")
+            codes[i] = table[c]
+
+
 def group_rows(const int32_t[::1] codes, int64_t n_groups, bint wide=False):
     """``(order, bounds)``: the rows of code ``c`` are ``order[bounds[c]:bounds[c + 1]]``, in
     row order (a counting sort). ``order`` is int32 below 2**31 rows unless ``wide``."""
