@@ -196,8 +196,10 @@ def run_size(n: int, args, client, spark) -> None:
     frame = frame_of(n)
     y, s, q = (frame[c].to_numpy() for c in ("y_true", "y_score", "qid"))
     base_runs: list = []
-    wall, cpu, want = timed(lambda: skrank.evaluate(y, s, q, metrics=METRICS), args.repeat,
-                            base_runs)
+    # at least 5 runs: a call takes 0.4 s, and this machine's first touch of fresh memory
+    # costs from 0.04 to 1.8 s per 600 MB, from one call to the next
+    wall, cpu, want = timed(lambda: skrank.evaluate(y, s, q, metrics=METRICS),
+                            max(5, args.repeat), base_runs)
     base = (wall, cpu)
     row("skrank.evaluate (1 process)", n, wall, cpu, None,
         spread(base_runs, base, base_runs) if args.median and client is not None else "")
