@@ -146,7 +146,7 @@ def main() -> None:
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--dask-partitions", type=int, default=None,
                     help="output partitions of skrank.dask.evaluate's shuffle (default: its "
-                         "own, one per worker thread up to 2**22 rows a partition)")
+                         "own, one per worker thread up to 2**20 rows a partition)")
     ap.add_argument("--median", action="store_true",
                     help="Dask's lines also give the median run and the range of the runs")
     ap.add_argument("--no-spark", action="store_true")

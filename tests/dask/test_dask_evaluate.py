@@ -105,7 +105,7 @@ def test_default_output_partitions():
     assert _output_partitions(16, 0, 2) == 2
     assert _output_partitions(16, 2 * cap, 2) == 2
     assert _output_partitions(16, 2 * cap + 1, 2) == 4
-    assert _output_partitions(16, 10_000_000, 2) == 4
+    assert _output_partitions(16, 10_000_000, 2) == 10
     assert _output_partitions(16, 6 * cap, 2) == 6
     assert _output_partitions(16, 6 * cap + 1, 2) == 8
     assert _output_partitions(4, 40 * cap, 2) == 40  # more than the input

@@ -122,7 +122,7 @@ def evaluate(
     npartitions : int, optional
         Partitions after the shuffle. By default, under a ``distributed`` client, one per
         thread of its workers (at most as many as ``ddf`` has), or where that makes
-        partitions of more than 4,194,304 rows (counted by the reduction of the layout), as
+        partitions of more than 1,048,576 rows (counted by the reduction of the layout), as
         many per thread as it takes to keep under that; without the reduction, and under a
         local scheduler, as many as ``ddf`` has. Fewer, larger partitions make a cheaper
         shuffle (Dask's costs by the piece, input partitions times output partitions) and a
@@ -204,9 +204,9 @@ def _shuffle_method(n_in: int, n_out: int) -> str | None:
     return None
 
 
-# the most rows of an output partition that the default number of partitions allows: 67 MB
-# of packed rows (a key and a score), about 300 MB at the peak of the evaluation's task
-_ROWS_PER_PARTITION = 1 << 22
+# the most rows of an output partition that the default number of partitions allows: 17 MB
+# of packed rows (a key and a score), about 75 MB at the peak of the evaluation's task
+_ROWS_PER_PARTITION = 1 << 20
 
 
 def _cluster_threads() -> int | None:
@@ -247,7 +247,11 @@ def _output_partitions(n_in: int, n_rows: int | None, threads: int | None) -> in
     10M rows in 16 partitions, the call took a median of 1.9 s wall and 1.8 CPU seconds with
     4 output partitions, 3.5 and 3.0 with 2 (tasks of 5M rows, some taking ten times their
     time) and 2.6 and 2.3 with 16 (interleaved rounds, load average 5 to 6; with a load
-    average of 3: 1.5, 1.2 and 1.9 s)."""
+    average of 3: 1.5, 1.2 and 1.9 s). On the quiet machine, though, partitions of 2.5M rows
+    (4) were the slowest: in three interleaved runs of 8 to 10 rounds, medians of 1.63, 2.34
+    and 2.05 s with 4, against 1.27 and 1.48 with 8, 1.38 and 1.31 with 10, 1.21 and 1.38
+    with 6, and 1.46, 1.44 and 1.52 with 16, and in a fourth of 12 rounds 2.29 with 4 and
+    1.42 with 10; so at most 2**20 rows a partition (10 at 10M rows on two threads)."""
     if threads is None or n_rows is None:
         return n_in
     per_thread = -(-n_rows // (threads * _ROWS_PER_PARTITION))
