@@ -306,8 +306,8 @@ class RunRows:
     """Rows of a run read from ``buf`` (from ``begin``, line ``first_line``): topic codes
     (into ``topics``, first appearance order), the offsets and lengths of the document ids,
     scores. ``hash_mask``: the bits of the document hashes the join keeps (all but in tests).
-    ``checked``: the rows grouped by topic (:meth:`grouped`) already (by the reading
-    thread), or None; :func:`join_batch` looks for repeated documents as it joins.
+    ``grouping``: :meth:`grouped`'s result, computed already (by the reading thread), or
+    None; :func:`join_batch` looks for repeated documents as it joins.
     ``window``: ``buf`` maps the whole file and the rows are a window of it, the batches
     before it finished. ``arrays`` and ``pool``: the parse arrays the rows are views of, and
     the pool they go back to (:meth:`recycle`).
@@ -323,7 +323,7 @@ class RunRows:
     score: np.ndarray
     topics: list[str]
     hash_mask: int = _ALL_BITS
-    checked: tuple[np.ndarray, np.ndarray] | None = None
+    grouping: tuple[np.ndarray, np.ndarray] | None = None
     window: bool = False
     arrays: Any = None
     pool: Any = None
@@ -539,7 +539,7 @@ def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: 
 def _batch(name: str, buf: Any, begin: int, line: int, parsed: Any, eof: bool,
            seen: set[str], state: Any, hash_mask: int) -> RunRows | None:
     """The rows of whole topics of a parsed block (all of them at the end of the file, else
-    those before its last topic), grouped and checked; None if there are none."""
+    those before its last topic), grouped by topic; None if there are none."""
     state.tag = parsed.tag.decode("utf-8", "replace")
     stop = parsed.n_rows if eof else parsed.run_row
     batch = _rows(name, buf, begin, line, parsed, stop, hash_mask)
@@ -547,7 +547,7 @@ def _batch(name: str, buf: Any, begin: int, line: int, parsed: Any, eof: bool,
     state.n_rows += stop
     if not stop:
         return None
-    batch.checked = batch.grouped()  # here, in the reading thread, rather than in the join
+    batch.grouping = batch.grouped()  # here, in the reading thread, rather than in the join
     return batch
 
 
@@ -748,7 +748,7 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
     """
     if run is not None and len(run):
         order, bounds = (grouped if grouped is not None else
-                         run.checked if run.checked is not None else run.grouped())
+                         run.grouping if run.grouping is not None else run.grouped())
         present = _present(bounds) if topics is None else np.asarray(topics, dtype=np.int64)
         names = [run.topics[t] for t in present.tolist()]
     else:
