@@ -95,18 +95,24 @@ def _arrow_types(plan: Plan):
     return [(name, kinds[kind]) for name, kind in piece_columns(plan)]
 
 
+def _joined(column):
+    """A chunked Arrow column as one Arrow array, joined in Arrow's memory pool (which the
+    Python worker keeps from task to task) where it has several chunks."""
+    import pyarrow as pa
+
+    return column.chunk(0) if column.num_chunks == 1 else pa.concat_arrays(column.chunks)
+
+
 def _numpy(column) -> np.ndarray:
     """One column of an Arrow table as one NumPy array. Integers and floats without nulls
-    are joined in Arrow's memory pool, which the Python worker keeps from task to task,
-    and viewed without a copy (read-only); other columns as pyarrow converts them."""
+    are joined (:func:`_joined`) and viewed without a copy (read-only); other columns as
+    pyarrow converts them."""
     import pyarrow as pa
 
     kind = column.type
     if (column.null_count == 0 and column.num_chunks
             and (pa.types.is_integer(kind) or kind in (pa.float32(), pa.float64()))):
-        joined = (column.chunk(0) if column.num_chunks == 1
-                  else pa.concat_arrays(column.chunks))
-        return joined.to_numpy(zero_copy_only=True)
+        return _joined(column).to_numpy(zero_copy_only=True)
     return column.to_numpy()
 
 
@@ -126,8 +132,7 @@ def _columns(table, names: dict[str, str | None],
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        key = table.column(FIRST)
-        key = key.chunk(0) if key.num_chunks == 1 else pa.concat_arrays(key.chunks)
+        key = _joined(table.column(FIRST))
         cols[FIRST] = key.to_numpy(zero_copy_only=True)
         label = pc.bit_wise_and(key, (1 << _LABEL_BITS) - 1)  # in Arrow's memory pool
         cols["y_true"] = label.cast(pa.from_numpy_dtype(np.dtype(packed))).to_numpy(
