@@ -25,12 +25,11 @@ import skrank.io._runfile
 from skrank import InputError, evaluate
 from skrank.io import _runreader as R
 from skrank.io import align_run_qrels, read_qrels, read_run
+from skrank.io._pipeline import ordered_map, prefetched
 from skrank.io._runfile import (
     Interleaved,
     iter_topic_batches,
     join_batch,
-    ordered_map,
-    prefetched,
     read_qrels_file,
     read_run_whole,
 )

@@ -39,7 +39,8 @@ def _topic_batches(path: str, state: _RunState, chunk_bytes: int) -> Any:
     """``(rows, None, None)`` for each batch of whole topics of a run whose topics come in
     contiguous blocks, read and parsed in a thread; raises
     :class:`~skrank.io._runfile.Interleaved` when a topic comes back after another one."""
-    from ..io._runfile import iter_topic_batches, prefetched
+    from ..io._pipeline import prefetched
+    from ..io._runfile import iter_topic_batches
 
     # a few blocks ahead: the reading goes on while the qrels are read (the join waits)
     for batch in prefetched(iter_topic_batches(path, chunk_bytes, state.topics, state),
@@ -89,7 +90,8 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
     are given back after each join, so that memory is bounded by the batches in flight.
     The first batch is read while the qrels are; an error of the qrels is raised before one
     of the run."""
-    from ..io._runfile import join_batch, ordered_map
+    from ..io._pipeline import ordered_map
+    from ..io._runfile import join_batch
     from ..metrics._evaluate import evaluate
 
     batches = iter(batches)
