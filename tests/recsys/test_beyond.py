@@ -155,7 +155,7 @@ def test_cooccurrence_diversity_against_loop(monkeypatch, cost, seed):
     """Every split of the listed items into heavy (dense rows of the co-occurrence matrix) and
     light (through the training users), in blocks of any size, gives the pair-by-pair value;
     cost 0 puts every item on the training side, 1e12 every item in dense rows."""
-    import skrank.recsys._beyond as beyond
+    import skrank.recsys._diversity as diversity
 
     rng = np.random.default_rng(seed)
     u, i = _random_lists(rng, n_users=15, n_items=20, k=8)
@@ -168,25 +168,25 @@ def test_cooccurrence_diversity_against_loop(monkeypatch, cost, seed):
         key = np.unique(tu * 20 + ti)
         tu, ti = key // 20, key % 20
     want = _cooccurrence_ild_loop(u, i, tu, ti)
-    monkeypatch.setattr(beyond, "_SPARSE_COST", cost)
+    monkeypatch.setattr(diversity, "_SPARSE_COST", cost)
     got = float(rs.intra_list_diversity((u, i), (tu, ti), preset="recommenders"))
     # summation order differs from the loop's: equal to rounding, not to the bit
     assert got == pytest.approx(want, rel=1e-12)
-    monkeypatch.setattr(beyond, "_BLOCK_ENTRIES", 7)
-    monkeypatch.setattr(beyond, "_PAIR_BLOCK", 3)
+    monkeypatch.setattr(diversity, "_BLOCK_ENTRIES", 7)
+    monkeypatch.setattr(diversity, "_PAIR_BLOCK", 3)
     assert float(rs.intra_list_diversity((u, i), (tu, ti), preset="recommenders")) == (
         pytest.approx(want, rel=1e-12))
 
 
 def test_heavy_split_follows_the_cost():
-    import skrank.recsys._beyond as beyond
+    import skrank.recsys._diversity as diversity
 
     c = np.array([100.0, 50.0, 1.0, 0.0, 7.0])
     ri = np.array([0, 1, 2, 3, 0, 1])
     pairs = np.full(5, 20.0)  # look-ups over each item's listings
     # 0 and 1 save 10 * 200 and 10 * 100 for 20 look-ups + a row of 5; 2 saves 10; 3 has no rows
-    assert beyond._heavy_items(c, ri, pairs).tolist() == [0, 1]
-    assert beyond._heavy_items(np.zeros(5), ri, pairs).size == 0
+    assert diversity._heavy_items(c, ri, pairs).tolist() == [0, 1]
+    assert diversity._heavy_items(np.zeros(5), ri, pairs).size == 0
 
 
 def _cooccurrence_serendipity_loop(u, i, tu, ti):
@@ -218,7 +218,7 @@ def _cooccurrence_serendipity_loop(u, i, tu, ti):
 def test_cooccurrence_serendipity_against_loop(monkeypatch, cost, seed):
     """Dense rows (cost 1e12), sparse rows (0) or a mix, in blocks of any size, give the loop's
     value; users 15-17 have training rows and no list, some listed users none."""
-    import skrank.recsys._beyond as beyond
+    import skrank.recsys._diversity as diversity
 
     rng = np.random.default_rng(10 + seed)
     u, i = _random_lists(rng, n_users=15, n_items=20, k=8)
@@ -229,10 +229,10 @@ def test_cooccurrence_serendipity_against_loop(monkeypatch, cost, seed):
         key = np.unique(tu * 20 + ti)
         tu, ti = key // 20, key % 20
     want = _cooccurrence_serendipity_loop(u, i, tu, ti)
-    monkeypatch.setattr(beyond, "_SEARCH_COST", cost)
+    monkeypatch.setattr(diversity, "_SEARCH_COST", cost)
     assert float(rs.serendipity((u, i), (tu, ti), preset="recommenders")) == pytest.approx(
         want, rel=1e-12)
-    monkeypatch.setattr(beyond, "_BLOCK_ENTRIES", 7)
-    monkeypatch.setattr(beyond, "_PAIR_BLOCK", 3)
+    monkeypatch.setattr(diversity, "_BLOCK_ENTRIES", 7)
+    monkeypatch.setattr(diversity, "_PAIR_BLOCK", 3)
     assert float(rs.serendipity((u, i), (tu, ti), preset="recommenders")) == pytest.approx(
         want, rel=1e-12)

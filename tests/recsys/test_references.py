@@ -119,11 +119,11 @@ def test_topk_input_equals_flat_input():
 
 
 def test_blocks_equal_one_block(monkeypatch):
-    import skrank.recsys._beyond as beyond
+    import skrank.recsys._diversity as diversity
 
     case = CASES[5]
     train, reco, test, _, _ = _args(case)
     whole = [rs.intra_list_diversity(reco, train), rs.serendipity(reco, train, test)]
-    monkeypatch.setattr(beyond, "_BLOCK_ENTRIES", 5)
+    monkeypatch.setattr(diversity, "_BLOCK_ENTRIES", 5)
     small = [rs.intra_list_diversity(reco, train), rs.serendipity(reco, train, test)]
     assert [float(x) for x in small] == pytest.approx([float(x) for x in whole], rel=1e-12)

@@ -15,9 +15,7 @@ from ._beyond import (
     catalog_coverage,
     distributional_coverage,
     gini_index,
-    intra_list_diversity,
     novelty,
-    serendipity,
 )
 from ._conventions import (
     AVERAGES,
@@ -32,6 +30,7 @@ from ._conventions import (
     SIMILARITIES,
     UNSEEN_RULES,
 )
+from ._diversity import intra_list_diversity, serendipity
 from ._popularity import POPULARITY_SPLITS, PopularitySegments, popularity_segments
 from ._results import RecsysScore
 from ._sampled import CORRECTIONS, RANK_TIE_RULES, SampledRanks, sampled_ranks
