@@ -11,9 +11,8 @@ The same names are exported by :mod:`skrank`.
 
 from __future__ import annotations
 
-from ._scorer import (
-    MultiMetricRankingScorer,
-    RankingScorer,
+from ._scorer import MultiMetricRankingScorer, RankingScorer, make_ranking_scorer
+from ._shortcuts import (
     average_precision_at,
     dcg_at,
     err_at,
@@ -22,7 +21,6 @@ from ._scorer import (
     get_scorer,  # noqa: F401 (deprecated alias, kept out of __all__)
     get_scorer_names,  # noqa: F401 (deprecated alias, kept out of __all__)
     hit_rate_at,
-    make_ranking_scorer,
     map_at,  # noqa: F401 (deprecated alias, kept out of __all__)
     mrr_at,  # noqa: F401 (deprecated alias, kept out of __all__)
     ndcg_at,
