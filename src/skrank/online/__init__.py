@@ -81,14 +81,9 @@ from ._position_bias import (
 )
 from ._preference import interleaving_test, sign_test
 from ._results import (
-    AlwaysValidResult,
-    Decision,
-    DecisionTest,
     ExperimentResult,
-    GroupSequentialBounds,
     InterleavingResult,
     MetricEffect,
-    NoveltyResult,
     OffPolicyEstimate,
     PropensityEstimate,
     RatioEstimate,
@@ -101,6 +96,13 @@ from ._sequential import (
     duration_days,
     group_sequential_bounds,
     inflation_factor,
+)
+from ._sequential_results import (
+    AlwaysValidResult,
+    Decision,
+    DecisionTest,
+    GroupSequentialBounds,
+    NoveltyResult,
 )
 from ._slates import independent_ips, reward_interaction_ips, slate_standard_ips
 

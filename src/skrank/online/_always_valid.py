@@ -35,7 +35,7 @@ import numpy as np
 from .._validation import Options, param_error, validate_params
 from ..stats._checks import OPEN_UNIT
 from ._experiment import _as_frame, _column, _two_arms
-from ._results import AlwaysValidResult
+from ._sequential_results import AlwaysValidResult
 
 __all__ = ["ALWAYS_VALID_METHODS", "always_valid_test"]
 

@@ -36,7 +36,8 @@ from scipy import stats as sp_stats
 from .._validation import Options, check_choice, param_error, validate_params
 from ..stats._checks import OPEN_UNIT
 from ..stats._corrections import CORRECTIONS, adjust
-from ._results import Decision, DecisionTest, ExperimentResult
+from ._results import ExperimentResult
+from ._sequential_results import Decision, DecisionTest
 
 __all__ = ["DIRECTIONS", "MARGIN_SCALES", "decide"]
 

@@ -30,7 +30,7 @@ from scipy import stats as sp_stats
 from .._validation import param_error, validate_params
 from ..stats._checks import OPEN_UNIT, POSITIVE_INT
 from ._experiment import _as_frame, _column, _two_arms
-from ._results import NoveltyResult
+from ._sequential_results import NoveltyResult
 from ._utils import input_error
 
 __all__ = ["novelty_test"]

@@ -36,7 +36,7 @@ from scipy import optimize, special
 
 from .._validation import Described, Interval, Options, check_int, param_error, validate_params
 from ..stats._checks import OPEN_UNIT, POSITIVE_INT
-from ._results import GroupSequentialBounds
+from ._sequential_results import GroupSequentialBounds
 from ._utils import POSITIVE_REAL
 
 __all__ = [
