@@ -1,5 +1,6 @@
-"""What skrank.dask.evaluate shuffles: the position, query id and label packed into one int64
-key where that is lossless, and the columns carried as they are where it is not.
+"""What skrank.dask.evaluate shuffles: the position and label packed into one integer key, and
+the query id as a code, where that is lossless, and the columns carried as they are where it is
+not.
 
 Each path is checked twice: the layout chosen (so that a packing silently dropped, or taken
 where it cannot be lossless, fails here) and the result of ``skrank.dask.evaluate`` on such
@@ -36,21 +37,31 @@ def _cases():
     q = rng.integers(0, 30, n)
     y = rng.integers(0, 4, n)
     return {
-        # name: (frame, what is packed)
-        "int64 ids and labels": (_frame(q, y), {"qid", "y_true"}),
+        # name: (frame, what is packed (the label) or coded (the query id), the key's dtype)
+        "int64 ids and labels": (_frame(q, y), {"qid", "y_true"}, np.int32),
         "negative int32 ids, int8 labels": (
-            _frame((q - 15).astype(np.int32), y.astype(np.int8)), {"qid", "y_true"}),
-        "uint16 ids, bool labels": (_frame(q.astype(np.uint16), y > 1), {"qid", "y_true"}),
-        "ids 2**61 apart": (_frame(q * 2**56 - 2**60, y), {"y_true"}),  # 61 bits of ids
-        # 400 rows: 9 bits of positions, 2 of labels; 52 bits of ids fill the 63 of the key
-        "ids filling the key": (_frame(q * 2**47, y), {"qid", "y_true"}),
-        "ids a bit too wide": (_frame(q * 2**48, y), {"y_true"}),
-        "labels 2**61 apart": (_frame(q, y * 2**61), {"qid"}),  # 63 bits of labels
-        "float labels": (_frame(q, y + 0.5), {"qid"}),
-        "string ids": (_frame(q.astype(str), y), {"y_true"}),
-        "uint64 ids": (_frame(q.astype(np.uint64), y), {"y_true"}),
-        "nullable Int64 labels": (_frame(q, pd.array(y, dtype="Int64")), {"qid"}),
-        "string ids, float labels": (_frame(q.astype(str), y / 2), set()),
+            _frame((q - 15).astype(np.int32), y.astype(np.int8)), {"qid", "y_true"},
+            np.int32),
+        "uint16 ids, bool labels": (_frame(q.astype(np.uint16), y > 1), {"qid", "y_true"},
+                                    np.int32),
+        # 400 rows: 9 bits of positions, 2 of labels, 31 of codes: int32 (one block)
+        "ids filling 31 bits": (_frame(q * 2**26, y), {"qid", "y_true"}, np.int32),
+        "ids of 32 bits": (_frame(q * 2**27, y), {"qid", "y_true"}, np.int64),
+        "ids 2**61 apart": (_frame(q * 2**56 - 2**60, y), {"qid", "y_true"}, np.int64),
+        # codes of 64 bits, wrapped in the int64 codes and back
+        "ids across the int64 range": (
+            _frame(np.where(q % 2 == 0, -2**63 + q, 2**63 - 1 - q), y), {"qid", "y_true"},
+            np.int64),
+        # 9 bits of positions and 22 of labels fill an int32 key; one more bit: int64
+        "labels filling 31 bits": (_frame(q, y * (2**22 - 1) // 3), {"qid", "y_true"},
+                                   np.int32),
+        "labels of 23 bits": (_frame(q, y * 2**21), {"qid", "y_true"}, np.int64),
+        "labels 2**61 apart": (_frame(q, y * 2**61), {"qid"}, np.int32),  # 63 bits of labels
+        "float labels": (_frame(q, y + 0.5), {"qid"}, np.int32),
+        "string ids": (_frame(q.astype(str), y), {"y_true"}, np.int32),
+        "uint64 ids": (_frame(q.astype(np.uint64), y), {"y_true"}, np.int32),
+        "nullable Int64 labels": (_frame(q, pd.array(y, dtype="Int64")), {"qid"}, np.int32),
+        "string ids, float labels": (_frame(q.astype(str), y / 2), set(), np.int64),
     }
 
 
@@ -66,12 +77,29 @@ def _layout(case):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_what_is_packed(case):
-    packed = CASES[case][1]
-    _, layout = _layout(case)
+    _, packed, key_dtype = CASES[case]
+    parts, layout = _layout(case)
     assert {p for p, f in (("qid", layout.qid), ("y_true", layout.label))
             if f is not None} == packed
     assert set(layout.carried) == {"qid", "y_true", "y_score"} - packed
     assert (layout.offsets is None) == (not packed)  # the reduction only where it packs
+    assert layout.key_dtype == key_dtype
+    assert layout.on == ("_qid" if "qid" in packed else "qid")  # what the shuffle hashes
+    frame = pack(parts[1], layout, {"number": 1})
+    assert list(frame.columns) == ["_key", *(["_qid"] if "qid" in packed else []),
+                                   *layout.carried]
+    assert frame["_key"].dtype == key_dtype
+    n = frame.shape[0]
+    if "qid" in packed:
+        # the key and the codes: rows of one array (one block, taken and concatenated as
+        # one array by the shuffle)
+        key, code = frame["_key"].to_numpy(), frame["_qid"].to_numpy()
+        assert code.dtype == key_dtype
+        assert code.ctypes.data - key.ctypes.data == n * key.itemsize
+    # the carried columns of NumPy dtypes are the partition's own arrays, not copies
+    for c in layout.carried:
+        if isinstance(parts[1][c].dtype, np.dtype):
+            assert np.shares_memory(frame[c].to_numpy(), parts[1][c].to_numpy()), c
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -110,12 +138,12 @@ def test_pack_and_unpack_give_the_rows_back(case):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_each_layout_gives_the_result_of_evaluate(case):
-    frame, _ = CASES[case]
+    frame = CASES[case][0]
     ddf = dd.from_pandas(frame, npartitions=4, sort=False)
     metrics = ["ndcg@5", "ap", "rr"]
     if "float" in case:
         metrics, kw = [*metrics, "err@3"], dict(gain="linear", max_label=4)
-    elif "2**61 apart" in case:
+    elif "apart" in case or ("labels" in case and "bits" in case):
         kw = dict(gain="linear")
     else:
         metrics, kw = [*metrics, "err@3"], {}  # ERR's scale from the labels' range

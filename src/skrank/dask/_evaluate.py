@@ -21,7 +21,7 @@ from ..metrics._pieces import (
 )
 from ..metrics._result import EvaluationResult
 from ..metrics._spec import Metric
-from ._layout import Layout, hash_column, pack, plan_layout, unpack
+from ._layout import Layout, pack, plan_layout, unpack
 from ._tasks import per_partition
 
 __all__ = ["evaluate"]
@@ -104,11 +104,12 @@ def evaluate(
     The rows are shuffled on the query id (``ddf.shuffle``, the engine's own shuffle), so
     that every query's rows land in one partition; each partition is evaluated by skrank's
     kernels, and only the per-query values (one row per query) come back. Where the query ids
-    and the labels are integers of small enough ranges, each row's position, query id and
-    label travel packed into one int64 (half the bytes of the shuffle); the ranges come from
-    one reduction over ``ddf`` first, so its query ids and labels are computed twice: persist
-    a ``ddf`` that is costly to compute (one that gives other rows the second time is
-    refused). The result is the one :func:`skrank.evaluate` gives on the collected rows
+    and the labels are integers, each row's position and label travel packed into one key and
+    its query id as its difference from the smallest (each an int32 where the ranges are
+    small enough: 16 bytes a row with the score, half of what the four columns take); the
+    ranges come from one reduction over ``ddf`` first, so its query ids and labels are
+    computed twice: persist a ``ddf`` that is costly to compute (one that gives other rows
+    the second time is refused). The result is the one :func:`skrank.evaluate` gives on the collected rows
     (``ddf.compute()``): the same per-query values bit for bit, the queries in the same order
     (first appearance in the input), the same means (the driver sums the per-query values in
     that order, as ``evaluate`` does, so the number of partitions cannot change a digit), the
@@ -270,11 +271,9 @@ def _shuffled(rows, layout: Layout, npartitions: int | None):
     n_out = npartitions or _output_partitions(
         rows.npartitions, layout.offsets[-1] if layout.offsets is not None else None,
         _cluster_threads())
-    on = layout.names["qid"]
-    if layout.qid is not None:  # hashed, not carried
-        on = rows.map_partitions(hash_column, on, meta=hash_column(rows._meta, on),
-                                 clear_divisions=True)
-    return keyed.shuffle(on=on, npartitions=n_out, ignore_index=True,
+    # on a column of the packed frames (the query ids' codes, or the query ids): Dask adds
+    # only the rows' partitions to what it moves
+    return keyed.shuffle(on=layout.on, npartitions=n_out, ignore_index=True,
                          shuffle_method=_shuffle_method(rows.npartitions, n_out))
 
 

@@ -1,21 +1,28 @@
-"""What ``skrank.dask.evaluate`` shuffles: each row's position, query and label packed into one
-int64 key where that is lossless, the other columns as they are.
+"""What ``skrank.dask.evaluate`` shuffles: each row's position and label packed into one
+integer key, its query id as a small code, where that is lossless; the other columns as they
+are.
 
-The shuffle's cost grows with the bytes it moves. A row needs its position in the input (to
-restore the input order of each query's rows, to order the queries by first appearance and to
-name a bad row), its query id, its label and its score: four 8-byte columns. When the query ids
-and the labels are integers whose ranges are small enough, one int64 holds, from the high bits
-down, the position (its index among all the rows), the query id minus the smallest and the
-label minus the smallest; the score travels as it is, and the shuffle hashes the query ids
-without carrying them (``shuffle(on=<a Series>)``). Half the bytes move.
+The shuffle's cost grows with the bytes it moves (each step of Dask's task shuffle copies
+every column: the split of each input partition, the concatenation of the pieces, and the
+concatenation of input partitions where there are fewer output partitions). A row needs its
+position in the input (to restore the input order of each query's rows, to order the queries
+by first appearance and to name a bad row), its query id, its label and its score: four
+8-byte columns. When the labels are integers of a small enough range, the key holds the
+position above the label less the smallest label, in an int32 where both fit in 31 bits
+(2**31 rows with one bit of labels, 2**28 with eight labels), else an int64. When the query
+ids are integers, they travel as their difference from the smallest, in the smallest unsigned
+dtype that holds it (four bytes for up to 2**32 ids): the column the shuffle hashes, so that
+no other column is added to carry the hash. The score travels as it is. At 10M rows of 100k
+queries, 16 bytes a row instead of 32 (Dask adds one byte, the row's partition).
 
 The ranges come from one reduction over the input before the shuffle (each partition's length
 and the smallest and largest query id and label): the query ids and labels are then computed
 twice, so persist a ``ddf`` that is costly to compute (a partition that gives other rows the
-second time is refused, not packed wrong). A field is packed only when its dtype is a NumPy integer
-(or bool, for labels) and the bits of all fields fit in 63; otherwise it travels as a column.
-With nothing to pack there is no reduction, and the position is the partition's number above
-:data:`ROW_BITS` bits and the row below them.
+second time is refused, not packed wrong). A field is packed only when its dtype is a NumPy
+integer (or bool, for labels) that fits an int64, and the label only where the key's bits
+hold it; otherwise it travels as a column. With neither field packable there is no
+reduction, and the position is the partition's number above :data:`ROW_BITS` bits and the row
+below them.
 """
 
 from __future__ import annotations
@@ -30,69 +37,69 @@ from ..metrics._groups import group_rows
 from ..metrics._kernels._arrays import group_by_table
 from ._tasks import per_partition
 
-__all__ = ["ROW_BITS", "Field", "Layout", "hash_column", "layout_of", "pack", "plan_layout",
-           "unpack"]
+__all__ = ["ROW_BITS", "Field", "Layout", "layout_of", "pack", "plan_layout", "unpack"]
 
 #: without the reduction, a row's position is its partition's number above these bits
 ROW_BITS = 40
 _KEY_BITS = 63  # the key stays non-negative
+_SMALL_KEY_BITS = 31  # an int32 key
 
 
 @dataclass(frozen=True)
 class Field:
-    """An integer column packed into the key: its values, ``lo`` to ``hi``, less ``lo`` at
-    ``shift``, given back in ``dtype``."""
+    """An integer column that travels as its values (``lo`` to ``hi``) less ``lo``: the
+    label in the key's lowest bits, the query id as a code of its own (``code``: the
+    dtype it travels in); given back in ``dtype``."""
 
     lo: int
     hi: int
-    shift: int
     dtype: np.dtype
+    code: np.dtype
 
     @property
     def bits(self) -> int:
         return (self.hi - self.lo).bit_length()
 
-    def take(self, values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """The field's bits of each row, in place in the key: a new array, or ``out`` (an
-        int64 array of the rows' length, free to be overwritten)."""
-        # one array, modified in place (each temporary is a pass over fresh memory; in a
-        # Dask worker, its pages' faults)
-        if out is None:
-            v = values.astype(np.int64)
-        else:
-            v = out
-            v[...] = values
-        if self.lo:
-            v -= np.int64(self.lo)
-        if self.shift:
-            v <<= np.int64(self.shift)
-        return v
+    @property
+    def span(self) -> int:
+        return self.hi - self.lo + 1
 
-    def bits_of(self, key: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """The field's bits of the keys, as int64: a new array, or ``out`` (an int64 array
-        of the keys' length, free to be overwritten)."""
+    def encode(self, values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The values less ``lo``, in ``out`` or a new array of dtype ``code`` (one pass:
+        in a Dask worker each fresh array costs its pages' faults)."""
+        if values.dtype.kind == "b":
+            values = values.view(np.uint8)
         if out is None:
-            v = key >> np.int64(self.shift) if self.shift else key.copy()
-        else:
-            v = np.right_shift(key, np.int64(self.shift), out=out)
-        v &= np.int64((1 << self.bits) - 1)
-        return v
+            out = np.empty(values.shape[0], dtype=self.code)
+        # computed in int64 (wrapping, as the cast to an unsigned code does: exact modulo
+        # 2**64), then cast
+        return np.subtract(values, np.int64(self.lo), out=out, casting="unsafe")
 
-    def give(self, key: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """The column, as it was, from the keys (in ``out`` where given and the column is
-        int64: see :meth:`bits_of`)."""
-        v = self.bits_of(key, out)
+    def decode(self, codes: np.ndarray, *, key: bool = False) -> np.ndarray:
+        """The column, as it was, from its codes (``key``: from the keys, whose lowest
+        :attr:`bits` bits are the codes), in a new array."""
+        kind = np.dtype(np.uint8) if self.dtype.kind == "b" else self.dtype
+        out = np.empty(codes.shape[0], dtype=kind)
+        if key:
+            np.bitwise_and(codes, codes.dtype.type((1 << self.bits) - 1), out=out,
+                           casting="unsafe")
+        else:
+            np.copyto(out, codes, casting="unsafe")
         if self.lo:
-            v += np.int64(self.lo)
-        return v.astype(self.dtype, copy=False)
+            out += kind.type(self.lo)  # wrapping back, as encode wrapped
+        return out.view(self.dtype) if self.dtype.kind == "b" else out
 
 
 @dataclass(frozen=True)
 class Layout:
-    """How the rows travel: the key column (``key``: its name) and the input's columns
-    carried as they are (``carried``), for the parameters' columns ``names``."""
+    """How the rows travel: the key column (``key``: its name, ``key_dtype``), the query
+    ids' codes (column ``code``, where ``qid`` is given) and the input's columns carried as
+    they are (``carried``), for the parameters' columns ``names``; the label in the key
+    below ``pos_shift`` bits where ``label`` is given."""
 
     key: str
+    key_dtype: np.dtype
+    code: str
     names: dict[str, str | None]
     carried: tuple[str, ...]
     qid: Field | None
@@ -100,10 +107,15 @@ class Layout:
     pos_shift: int
     offsets: tuple[int, ...] | None  # each partition's first position; None: ROW_BITS
 
+    @property
+    def on(self) -> str:
+        """The column the shuffle hashes: the query ids' codes, or the query ids."""
+        return self.code if self.qid is not None else self.names["qid"]
+
     def position(self, number: int, n_rows: int) -> np.ndarray:
-        """The positions of the rows of input partition ``number``."""
+        """The positions of the rows of input partition ``number``, in the key's dtype."""
         start = self.offsets[number] if self.offsets is not None else number << ROW_BITS
-        return np.arange(start, start + n_rows, dtype=np.int64)
+        return np.arange(start, start + n_rows, dtype=self.key_dtype)
 
     def locate(self, position: int) -> str:
         """A row named by its place in the input."""
@@ -123,8 +135,7 @@ def _packable(dtype, *, labels: bool) -> bool:
         (labels and dtype.kind == "b")
 
 
-def _key_name(columns) -> str:
-    name = "_key"
+def _fresh_name(name: str, columns) -> str:
     while name in columns:
         name = "_" + name
     return name
@@ -161,43 +172,46 @@ def plan_layout(rows, names: dict[str, str | None]) -> Layout:
 
 def layout_of(names: dict[str, str | None], columns: list[str], dtypes, stats) -> Layout:
     """The layout given the partitions' ranges (``stats``: :func:`_ranges`'s entries, each an
-    array of one value per input partition, or None): the label packed where it fits, then
-    the query id."""
-    key = _key_name(columns)
+    array of one value per input partition, or None): the query id coded where it is an
+    integer, the label packed where it fits the key."""
+    key = _fresh_name("_key", columns)
+    code = _fresh_name("_qid", [*columns, key])
     if stats is None:
-        return Layout(key, names, tuple(columns), None, None, 0, None)
+        return Layout(key, np.dtype(np.int64), code, names, tuple(columns), None, None, 0,
+                      None)
     sizes = stats["n"]
     offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     used = max(int(offsets[-1]) - 1, 0).bit_length()  # the positions' bits
     nonempty = sizes > 0
-    packed: dict[str, tuple[int, int, int]] = {}
-    for param in ("y_true", "qid"):  # the label first: fewer bits, and a column saved
+    ranges: dict[str, tuple[int, int]] = {}
+    for param in ("qid", "y_true"):
         name = names[param]
-        if f"lo_{name}" not in stats:
-            continue
-        lo = int(stats[f"lo_{name}"][nonempty].min(initial=0))
-        hi = int(stats[f"hi_{name}"][nonempty].max(initial=0))
-        bits = (hi - lo).bit_length()
-        if used + bits <= _KEY_BITS:
-            packed[param] = (lo, hi, bits)
-            used += bits
-    fields = {}
-    shift = 0
-    for param in ("y_true", "qid"):  # the label in the lowest bits
-        if param in packed:
-            lo, hi, bits = packed[param]
-            fields[param] = Field(lo, hi, shift, dtypes[names[param]])
-            shift += bits
+        if f"lo_{name}" in stats:
+            ranges[param] = (int(stats[f"lo_{name}"][nonempty].min(initial=0)),
+                             int(stats[f"hi_{name}"][nonempty].max(initial=0)))
+    if "y_true" in ranges and used + (ranges["y_true"][1] - ranges["y_true"][0]).bit_length() \
+            > _KEY_BITS:
+        del ranges["y_true"]  # carried
+    if "y_true" in ranges:
+        used += (ranges["y_true"][1] - ranges["y_true"][0]).bit_length()
+    # the key and the codes: one dtype, int32 where both fit (one block of the frame)
+    widest = max(used, (ranges["qid"][1] - ranges["qid"][0]).bit_length() if "qid" in ranges
+                 else 0)
+    key_dtype = np.dtype(np.int32 if widest <= _SMALL_KEY_BITS else np.int64)
+    fields = {param: Field(lo, hi, dtypes[names[param]], key_dtype)
+              for param, (lo, hi) in ranges.items()}
+    label = fields.get("y_true")
     needed = {n for p, n in names.items() if n is not None and p not in fields}
     carried = tuple(c for c in columns if c in needed)
-    return Layout(key, names, carried, fields.get("qid"), fields.get("y_true"), shift,
-                  tuple(int(o) for o in offsets))
+    return Layout(key, key_dtype, code, names, carried, fields.get("qid"), label,
+                  label.bits if label is not None else 0, tuple(int(o) for o in offsets))
 
 
 def pack(pdf, layout: Layout, partition_info=None):
-    """One input partition as it travels: the key, then the carried columns (a fresh frame
-    of NumPy arrays, with a RangeIndex)."""
+    """One input partition as it travels: the key, the query ids' codes (where the layout
+    codes them), then the carried columns (a fresh frame of NumPy arrays, with a
+    RangeIndex)."""
     import pandas as pd
 
     number = partition_info["number"] if partition_info else 0
@@ -207,23 +221,33 @@ def pack(pdf, layout: Layout, partition_info=None):
             n != layout.offsets[number + 1] - layout.offsets[number]:
         raise _changed(number, f"{layout.offsets[number + 1] - layout.offsets[number]} rows "
                                f"then, {n} now")
-    key = layout.position(number, n)
-    if layout.pos_shift:
-        key <<= np.int64(layout.pos_shift)
-    spare = None  # the fields' bits, one after the other
+    values = {}
     for param, field in (("qid", layout.qid), ("y_true", layout.label)):
-        if field is None:
-            continue
-        values = pdf[layout.names[param]].to_numpy()
-        if checked and n and (values.min() < field.lo or values.max() > field.hi):
-            raise _changed(number, f"{param} from {field.lo} to {field.hi} then, from "
-                                   f"{values.min()} to {values.max()} now")
-        if field.bits:  # (out of its range, a field would spill into the others)
-            spare = field.take(values, spare)
-            key |= spare  # the key's other bits are 0 there
-    cols = {layout.key: key}
-    cols.update((c, pdf[c].to_numpy()) for c in layout.carried)
-    return pd.DataFrame(cols, copy=False)
+        if field is not None:
+            v = values[param] = pdf[layout.names[param]].to_numpy()
+            if checked and n and (v.min() < field.lo or v.max() > field.hi):
+                raise _changed(number, f"{param} from {field.lo} to {field.hi} then, from "
+                                       f"{v.min()} to {v.max()} now")
+    # the key and the codes, rows of one array: one block of the frame, that Dask's shuffle
+    # takes and concatenates as one array (fewer, larger arrays: in a Dask worker, where
+    # each fresh array costs its pages' faults, arrays of 4 MB and more take huge pages)
+    block = np.empty((1 if layout.qid is None else 2, n), dtype=layout.key_dtype)
+    key = block[0]
+    if layout.label is not None and layout.label.bits:
+        # (out of its range, the label would spill into the position)
+        layout.label.encode(values["y_true"], out=key)
+        key |= layout.position(number, n) << key.dtype.type(layout.pos_shift)
+    else:
+        key[...] = layout.position(number, n)
+    if layout.qid is not None:
+        layout.qid.encode(values["qid"], out=block[1])
+    frame = pd.DataFrame(block.T, columns=[layout.key] if layout.qid is None else
+                         [layout.key, layout.code], copy=False)
+    if not layout.carried:
+        return frame
+    # side by side, not copied (setting a column would copy it)
+    return pd.concat([frame, pd.DataFrame({c: pdf[c].to_numpy() for c in layout.carried},
+                                          copy=False)], axis=1)
 
 
 def _changed(number: int, what: str) -> InputError:
@@ -236,70 +260,59 @@ def _changed(number: int, what: str) -> InputError:
         "skrank.dask.evaluate")
 
 
-def hash_column(pdf, name: str):
-    """The column the shuffle hashes, with the RangeIndex of :func:`pack`'s frame (the
-    shuffle aligns the two)."""
-    import pandas as pd
-
-    return pd.Series(pdf[name].to_numpy(), name=name, copy=False)
-
-
-def _by_query(pdf, layout: Layout, key: np.ndarray, order: np.ndarray | None
+def _by_query(layout: Layout, ids: np.ndarray
               ) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """The rows (of ``key``, in input order) query by query, each query's rows in that
-    order (None where they already are), and an int64 array of the rows' length that is
-    free to be reused (or None)."""
-    if layout.qid is None:
-        ids = pdf[layout.names["qid"]].to_numpy()
-        return group_rows(key.shape[0], ids if order is None else ids[order]).order, None
-    ids = layout.qid.bits_of(key)  # the query field of the keys: 0 to span - 1
-    span = layout.qid.hi - layout.qid.lo + 1
-    if span > ids.shape[0] + 1024:  # a table larger than the rows: group_rows decides
-        return group_rows(key.shape[0], ids).order, ids
+    """The rows (``ids``: their query ids or codes, in input order) query by query, each
+    query's rows in that order (None where they already are), and, where the grouping gives
+    them, the query ids of the rows so gathered (else None)."""
+    if layout.qid is None or layout.qid.span > ids.shape[0] + 1024:
+        # no codes, or a table larger than the rows: group_rows decides
+        return group_rows(ids.shape[0], ids).order, None
     # the shuffled rows of a query are seldom adjacent: straight to the counting sort over
-    # a table of the field's span (group_rows first looks for runs: thrice the time here)
-    return group_by_table(ids, np.int64(0), span)[2], ids
+    # a table of the codes' span (group_rows first looks for runs: thrice the time here);
+    # its queries (by first appearance) and their offsets give the ids of the gathered rows
+    codes, offsets, rows = group_by_table(ids, ids.dtype.type(0), layout.qid.span)
+    return rows, np.repeat(layout.qid.decode(codes), np.diff(offsets))
 
 
 def unpack(pdf, layout: Layout, *, by_query: bool = False
            ) -> tuple[np.ndarray, dict[str, np.ndarray | None]]:
-    """The positions and the parameters' columns of a shuffled partition, its rows put back
-    in input order (the shuffle keeps each input partition's order; a task shuffle also
-    keeps the partitions' order, and then no sort is needed).
+    """The positions (int64) and the parameters' columns of a shuffled partition, its rows
+    put back in input order (the shuffle keeps each input partition's order; a task shuffle
+    also keeps the partitions' order, and then no sort is needed).
 
     ``by_query``: then each query's rows gathered, in that order, the queries by first
     appearance (the grouping ``evaluate`` makes of the rows in input order), from the key
-    and the carried columns before the fields are unpacked: the fewest arrays gathered."""
+    and the carried columns before the fields are unpacked: the fewest arrays gathered.
+    The partition is left as it was."""
     key = pdf[layout.key].to_numpy()
+    ids = pdf[layout.on].to_numpy()
     order = None
     if (key[1:] < key[:-1]).any():
         order = np.argsort(key, kind="stable")
         key = key[order]
-    spare: list[np.ndarray] = []  # int64 arrays of the rows' length, free to be reused
+        ids = ids[order]
+    qid = None
     if by_query:
-        rows, free = _by_query(pdf, layout, key, order)
-        spare += [free] if free is not None else []
+        rows, qid = _by_query(layout, ids)
         if rows is not None:
             key = key[rows]
             order = rows if order is None else order[rows]
-    fields = {"qid": layout.qid, "y_true": layout.label}
-    cols: dict[str, np.ndarray | None] = {}
+            if qid is None:
+                ids = ids[rows]
+    if qid is None:
+        qid = ids if layout.qid is None else layout.qid.decode(ids)
+    cols: dict[str, np.ndarray | None] = {"qid": qid}
     for param, name in layout.names.items():
-        if fields.get(param) is None:
+        if param == "y_true" and layout.label is not None:
+            cols[param] = layout.label.decode(key, key=True)
+        elif param != "qid":
             values = None if name is None else pdf[name].to_numpy()
             cols[param] = values if values is None or order is None else values[order]
-    if order is not None:  # an array made here (a sort or a grouping), no longer needed
-        spare.append(order)
-    # the fields last, in the spare arrays: in a Dask worker each fresh array of the rows'
-    # length costs its pages' faults (Dask sets MALLOC_TRIM_THRESHOLD_: memory goes back
-    # to the system), as much again as the pass that fills it
-    for param, field in fields.items():
-        if field is not None:
-            cols[param] = field.give(key, spare.pop() if spare else None)
     cols = {param: cols[param] for param in layout.names}  # the parameters' order
-    if not layout.pos_shift:
-        return key, cols
-    if order is None:  # the partition's own keys: not to be changed
-        return key >> np.int64(layout.pos_shift), cols
-    key >>= np.int64(layout.pos_shift)  # a gathered copy
-    return key, cols
+    if layout.pos_shift:
+        position = np.right_shift(key, key.dtype.type(layout.pos_shift),
+                                  out=np.empty(key.shape[0], dtype=np.int64))
+    else:  # (the partition's own keys are not changed by the caller)
+        position = key.astype(np.int64, copy=False)
+    return position, cols
