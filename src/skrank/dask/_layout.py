@@ -75,11 +75,16 @@ class Field:
         # 2**64), then cast
         return np.subtract(values, np.int64(self.lo), out=out, casting="unsafe")
 
-    def decode(self, codes: np.ndarray, *, key: bool = False) -> np.ndarray:
+    def decode(self, codes: np.ndarray, *, key: bool = False,
+               spare: np.ndarray | None = None) -> np.ndarray:
         """The column, as it was, from its codes (``key``: from the keys, whose lowest
-        :attr:`bits` bits are the codes), in a new array."""
+        :attr:`bits` bits are the codes), in ``spare`` where that is an array of the column's
+        dtype and the codes' length, free to be overwritten, else in a new array."""
         kind = np.dtype(np.uint8) if self.dtype.kind == "b" else self.dtype
-        out = np.empty(codes.shape[0], dtype=kind)
+        if spare is not None and spare.dtype == kind and spare.shape == codes.shape:
+            out = spare
+        else:
+            out = np.empty(codes.shape[0], dtype=kind)
         if key:
             np.bitwise_and(codes, codes.dtype.type((1 << self.bits) - 1), out=out,
                            casting="unsafe")
@@ -304,11 +309,13 @@ def unpack(pdf, layout: Layout, *, by_query: bool = False
         qid = ids if layout.qid is None else layout.qid.decode(ids)
     cols: dict[str, np.ndarray | None] = {"qid": qid}
     for param, name in layout.names.items():
-        if param == "y_true" and layout.label is not None:
-            cols[param] = layout.label.decode(key, key=True)
-        elif param != "qid":
+        if param not in cols and not (param == "y_true" and layout.label is not None):
             values = None if name is None else pdf[name].to_numpy()
             cols[param] = values if values is None or order is None else values[order]
+    if layout.label is not None:
+        # in the order made here (a sort or a grouping), no longer needed: in a Dask worker
+        # each fresh array of the rows' length costs its pages' faults
+        cols["y_true"] = layout.label.decode(key, key=True, spare=order)
     cols = {param: cols[param] for param in layout.names}  # the parameters' order
     if layout.pos_shift:
         position = np.right_shift(key, key.dtype.type(layout.pos_shift),
