@@ -11,8 +11,9 @@ the single-process one (per-query values bit for bit, means equal) before it is 
 
 For Dask, two further lines time the parts of its call that are not evaluation: the layout's
 reduction (the partitions' lengths and the ranges of the query ids and labels, from which it
-packs each row's position, query id and label into one int64) and its shuffle alone (the
-packed frame, key and score, shuffled the same way, and nothing else): the floor of any
+packs each row's position and label into one key and codes its query id) and its shuffle
+alone (the packed frame, the key and the codes in one block and the score, shuffled the
+same way, and nothing else): the floor of any
 evaluation built on that shuffle. Spark is timed with one shuffle partition per core
 (``num_partitions``, ``--spark-partitions``) and then: its shuffle alone (the same columns
 repartitioned the same way and written to Spark's ``noop`` sink), that shuffle with the
