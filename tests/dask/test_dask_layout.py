@@ -89,13 +89,13 @@ def test_what_is_packed(case):
     assert list(frame.columns) == ["_key", *(["_qid"] if "qid" in packed else []),
                                    *layout.carried]
     assert frame["_key"].dtype == key_dtype
-    n = frame.shape[0]
     if "qid" in packed:
         # the key and the codes: rows of one array (one block, taken and concatenated as
-        # one array by the shuffle)
+        # one array by the shuffle), side by side (a slice of rows is one range of memory)
         key, code = frame["_key"].to_numpy(), frame["_qid"].to_numpy()
         assert code.dtype == key_dtype
-        assert code.ctypes.data - key.ctypes.data == n * key.itemsize
+        assert code.ctypes.data - key.ctypes.data == key.itemsize
+        assert key.strides == code.strides == (2 * key.itemsize,)
     # the carried columns of NumPy dtypes are the partition's own arrays, not copies
     for c in layout.carried:
         if isinstance(parts[1][c].dtype, np.dtype):

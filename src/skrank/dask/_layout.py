@@ -235,8 +235,10 @@ def pack(pdf, layout: Layout, partition_info=None):
                                        f"{v.min()} to {v.max()} now")
     # the key and the codes, rows of one array: one block of the frame, that Dask's shuffle
     # takes and concatenates as one array (fewer, larger arrays: in a Dask worker, where
-    # each fresh array costs its pages' faults, arrays of 4 MB and more take huge pages)
-    block = np.empty((1 if layout.qid is None else 2, n), dtype=layout.key_dtype)
+    # each fresh array costs its pages' faults, arrays of 4 MB and more take huge pages);
+    # in Fortran order (each row's key and code side by side), which pandas' take keeps, so
+    # that a piece of rows is one contiguous range, pickled without a copy when it moves
+    block = np.empty((1 if layout.qid is None else 2, n), dtype=layout.key_dtype, order="F")
     key = block[0]
     if layout.label is not None and layout.label.bits:
         # (out of its range, the label would spill into the position)
@@ -276,7 +278,8 @@ def _by_query(layout: Layout, ids: np.ndarray
     # the shuffled rows of a query are seldom adjacent: straight to the counting sort over
     # a table of the codes' span (group_rows first looks for runs: thrice the time here);
     # its queries (by first appearance) and their offsets give the ids of the gathered rows
-    codes, offsets, rows = group_by_table(ids, ids.dtype.type(0), layout.qid.span)
+    codes, offsets, rows = group_by_table(np.ascontiguousarray(ids), ids.dtype.type(0),
+                                          layout.qid.span)
     return rows, np.repeat(layout.qid.decode(codes), np.diff(offsets))
 
 
