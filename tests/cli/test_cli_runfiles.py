@@ -178,6 +178,42 @@ def test_the_qrels_are_read_while_the_report_modules_are_imported():
     assert out.strip().splitlines()[-1] == "[False]"
 
 
+def test_the_first_run_is_read_while_the_report_modules_are_imported():
+    # the first run's reading starts with the qrels', before skrank.reports is imported,
+    # and it is the one evaluated: one reading of the run
+    code = (
+        "import sys\n"
+        "import skrank.cli._trec as T\n"
+        "seen = []\n"
+        "read_ahead = T._read_ahead\n"
+        "def spy(*a, **k):\n"
+        "    seen.append('skrank.reports' in sys.modules)\n"
+        "    return read_ahead(*a, **k)\n"
+        "T._read_ahead = spy\n"
+        "from skrank.cli import main\n"
+        f"main(['eval', '--preset', 'trec_eval', '-m', 'map', {str(TREC / 'qrels.test')!r}, "
+        f"{str(TREC / 'results.test')!r}])\n"
+        "print(seen)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip().splitlines()[-1] == "[False]"
+
+
+def test_a_usage_error_stops_the_reading_of_the_first_run(cli, tmp_path, monkeypatch):
+    # the run's reading started with the qrels' is stopped: no reading thread is left
+    # waiting (the run spans more batches than the reader keeps ahead)
+    import threading
+
+    monkeypatch.setattr(skrank.cli._trec, "_CHUNK_BYTES", 500)
+    before = set(threading.enumerate())
+    code, _, err = cli("eval", "--ties", "pessimistic", "--format", "trec",
+                       TREC / "qrels.test", TREC / "results.test")
+    assert code == 2 and "--format trec" in err
+    left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+    assert not [t for t in left if t.name == "skrank-reader"]
+
+
 def test_a_usage_error_comes_before_an_error_of_the_qrels(cli, tmp_path):
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("1 0 a 1\n1 0 b\n")  # read from the start, in a thread

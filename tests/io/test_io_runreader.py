@@ -25,7 +25,7 @@ import skrank.io._runfile
 from skrank import InputError, evaluate
 from skrank.io import _runreader as R
 from skrank.io import align_run_qrels, read_qrels, read_run
-from skrank.io._pipeline import ordered_map, prefetched
+from skrank.io._pipeline import Prefetch, ordered_map, prefetched
 from skrank.io._runfile import (
     Interleaved,
     iter_topic_batches,
@@ -651,6 +651,63 @@ def test_prefetched_reads_ahead():
     assert next(got) == 0
     assert not fourth.wait(0.2)  # one item waiting, one being made: not the 4th
     assert list(got) == [1, 2, 3, 4, 5]
+
+
+def test_prefetch_reads_before_the_first_item_is_asked_for():
+    # Prefetch starts its thread at once (the command starts a run's reading with the
+    # qrels'); prefetched only at the first item
+    import threading
+
+    made = threading.Event()
+
+    def items():
+        made.set()
+        yield from range(5)
+
+    started = Prefetch(items(), ahead=2)
+    try:
+        assert made.wait(10)
+        assert list(started) == [0, 1, 2, 3, 4]
+        assert list(started) == []
+    finally:
+        started.close()
+    made.clear()
+    lazy = prefetched(items(), ahead=2)
+    assert not made.wait(0.2)
+    assert list(lazy) == [0, 1, 2, 3, 4]
+
+
+def test_prefetch_close_stops_a_reading_never_taken():
+    closed = []
+
+    def items():
+        try:
+            yield from range(1000)
+        finally:
+            closed.append(True)
+
+    started = Prefetch(items(), ahead=1)
+    started.close()
+    assert closed == [True]
+    assert not started._thread.is_alive()
+    with pytest.raises(StopIteration):
+        next(started)
+
+
+def test_prefetch_raises_the_error_of_the_items_in_order():
+    def items():
+        yield 1
+        raise InputError("bad line")
+
+    started = Prefetch(items())
+    try:
+        assert next(started) == 1
+        with pytest.raises(InputError, match="bad line"):
+            next(started)
+        with pytest.raises(StopIteration):
+            next(started)
+    finally:
+        started.close()
 
 
 def test_ordered_map_gives_the_results_in_the_order_of_the_items():

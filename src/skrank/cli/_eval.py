@@ -174,12 +174,14 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
         parser.error("--quiet contradicts --progress always")
     kind = _input_kind(args, parser)
     progress = _Progress("never" if args.quiet else args.progress, args.inputs, stderr)
+    qrels_reader = None
     try:
         conv = _conventions(args, kind)
         # the figures' metric@k curves need the rows after evaluation
         plan = _Plan(metrics, conv, args.tie_bounds,
                      keep_rows=bool(args.plot) or args.format == "html")
-        # TREC qrels are read in a thread from here on, while the modules below are imported
+        # TREC qrels (and the first run) are read in threads from here on, while the
+        # modules below are imported
         qrels_reader = _start_qrels(args, plan) if kind == "trec" else None
         if args.format == "trec":
             _check_trec_format(metrics, conv, parser)
@@ -226,6 +228,8 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
             progress(f"wrote {len(written)} figures to {args.plot}")
     finally:
         progress.close()  # no bar left on the terminal, even after an error
+        if qrels_reader is not None:
+            qrels_reader.close()
     return 0
 
 

@@ -35,17 +35,38 @@ class _RunState:
     batches: int = 0
 
 
-def _topic_batches(path: str, state: _RunState, chunk_bytes: int) -> Any:
+def _topic_batches(path: str, state: _RunState, chunk_bytes: int,
+                   reading: Any = None) -> Any:
     """``(rows, None, None)`` for each batch of whole topics of a run whose topics come in
-    contiguous blocks, read and parsed in a thread; raises
-    :class:`~skrank.io._runfile.Interleaved` when a topic comes back after another one."""
-    from ..io._pipeline import prefetched
+    contiguous blocks, read and parsed in a thread (``reading``: one started already, see
+    :func:`_read_ahead`); raises :class:`~skrank.io._runfile.Interleaved` when a topic comes
+    back after another one."""
+    if reading is None:
+        reading = _read_ahead(path, state, chunk_bytes)
+    try:
+        for batch in reading:
+            yield batch, None, None
+    finally:
+        reading.close()
+
+
+def _read_ahead(path: str, state: _RunState, chunk_bytes: int) -> Any:
+    """The reading of a run's batches (see :func:`_topic_batches`), started in a thread:
+    a few blocks ahead, so that the reading goes on while the qrels are read (the join
+    waits for them)."""
+    from ..io._pipeline import Prefetch
     from ..io._runfile import iter_topic_batches
 
-    # a few blocks ahead: the reading goes on while the qrels are read (the join waits)
-    for batch in prefetched(iter_topic_batches(path, chunk_bytes, state.topics, state),
-                            ahead=_AHEAD):
-        yield batch, None, None
+    return Prefetch(iter_topic_batches(path, chunk_bytes, state.topics, state), ahead=_AHEAD)
+
+
+@dataclass
+class _EarlyRun:
+    """A run whose reading started with the qrels' (see :func:`_start_qrels`)."""
+
+    path: str
+    state: _RunState
+    reading: Any
 
 
 class _QrelsReader:
@@ -58,6 +79,7 @@ class _QrelsReader:
         from ..io._runfile import read_qrels_file
 
         self._result: list[tuple[bool, Any]] = []
+        self.early: _EarlyRun | None = None  # the first run, when its reading started too
         self._thread = threading.Thread(target=self._read,
                                         args=(read_qrels_file, path, conv),
                                         name="skrank-qrels", daemon=True)
@@ -70,6 +92,20 @@ class _QrelsReader:
             self._result.append((True, qrels))
         except BaseException as exc:  # raised by get, in the thread that asks
             self._result.append((False, exc.with_traceback(None)))
+
+    def take_run(self, path: str) -> _EarlyRun | None:
+        """The run of ``path`` whose reading started with the qrels', once (else None)."""
+        early = self.early
+        if early is None or early.path != path:
+            return None
+        self.early = None
+        return early
+
+    def close(self) -> None:
+        """Stop the reading of a run started early and never taken (a usage error)."""
+        early, self.early = self.early, None
+        if early is not None:
+            early.reading.close()
 
     def get(self) -> Any:
         """The qrels (a :class:`~skrank.io._runfile.QrelsFile`), or their error raised."""
@@ -191,17 +227,19 @@ def _evaluate_run(path: str, qrels_reader: _QrelsReader, args: argparse.Namespac
     from ..metrics._evaluate import evaluate
 
     float32, docid = _score_order(plan.conv)
-    stream = not (plan.keep_rows or plan.tie_bounds) and os.path.isfile(path)
+    stream = _streams(path, plan)
+    early = qrels_reader.take_run(path) if stream else None
     interleaved = None
     while True:
-        state = _RunState()
+        state = _RunState() if early is None else early.state
         parts: list[tuple[np.ndarray, Any]] = []
         candidates: list[tuple[np.ndarray, np.ndarray]] = []
         run_only: list[np.ndarray] = []
         judged: list[np.ndarray] = []
         n_negative = 0
         kwargs = None
-        batches = (_topic_batches(path, state, _CHUNK_BYTES) if stream else
+        reading, early = (None, None) if early is None else (early.reading, None)
+        batches = (_topic_batches(path, state, _CHUNK_BYTES, reading) if stream else
                    _whole_run(path, state, None if plan.keep_rows or plan.tie_bounds
                               else _CHUNK_BYTES // _LINE_BYTES))
         # reading and parsing (of a topic-contiguous run) in a thread, joining and
@@ -350,12 +388,25 @@ def _check_labels(qrels: Any, conv: dict[str, Any], path: str) -> None:
                         f"{limit}.")
 
 
+def _streams(path: str, plan: _Plan) -> bool:
+    """Whether the run of ``path`` is read in batches of whole topics (while they come in
+    contiguous blocks): a file whose rows are not needed after evaluation."""
+    return not (plan.keep_rows or plan.tie_bounds) and os.path.isfile(path)
+
+
 def _start_qrels(args: argparse.Namespace, plan: _Plan) -> _QrelsReader | None:
-    """Start reading the qrels file of TREC input (in a thread), so that it is read while
-    the rest of the command is imported and set up; None where there is no run."""
+    """Start reading the qrels file of TREC input, and the first run's first batches, in
+    threads, so that they are read while the rest of the command is imported and set up;
+    None where there is no run. Call the reader's ``close`` at the end (it stops a run's
+    reading that a usage error left unused)."""
     if len(args.inputs) < 2:
         return None  # _load_trec says what is missing
-    return _QrelsReader(args.inputs[0], plan.conv)
+    reader = _QrelsReader(args.inputs[0], plan.conv)
+    path = args.inputs[1]  # the first system (see _system_files)
+    if _streams(path, plan):
+        state = _RunState()
+        reader.early = _EarlyRun(path, state, _read_ahead(path, state, _CHUNK_BYTES))
+    return reader
 
 
 def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan,

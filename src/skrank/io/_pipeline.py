@@ -1,63 +1,91 @@
 """Threads that overlap the stages of reading a run file: :func:`prefetched` makes the
-items of an iterator ahead of the caller, :func:`ordered_map` maps a function over them on
-two threads and gives the results in order. The compiled stages release the GIL, so these
-run in parallel."""
+items of an iterator ahead of the caller (:class:`Prefetch`: from its start on, before the
+first is asked for), :func:`ordered_map` maps a function over them on two threads and gives
+the results in order. The compiled stages release the GIL, so these run in parallel."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["ordered_map", "prefetched"]
+__all__ = ["Prefetch", "ordered_map", "prefetched"]
 
 
 def prefetched(items: Iterator[Any], ahead: int = 1) -> Iterator[Any]:
     """The items of ``items``, made in a thread (up to ``ahead`` of them waiting) while the
     caller works on the current one: reading and parsing a block (which release the GIL)
     overlap the join and the evaluation of the one before. An exception of ``items`` is
-    raised to the caller; a caller that stops early stops the thread."""
-    import queue
-    import threading
+    raised to the caller; a caller that stops early stops the thread. The thread starts at
+    the first item asked for (:class:`Prefetch` starts it at once)."""
+    started = Prefetch(items, ahead)
+    try:
+        yield from started
+    finally:
+        started.close()
 
-    box: queue.Queue = queue.Queue(maxsize=ahead)
-    stop = threading.Event()
 
-    def put(entry: tuple[str, Any]) -> bool:
-        while not stop.is_set():
+class Prefetch:
+    """The items of ``items`` made in a thread started at once, up to ``ahead`` of them
+    waiting: an iterator (see :func:`prefetched`) whose reading begins before its first item
+    is asked for, so that it overlaps whatever the caller does first. :meth:`close` stops
+    the thread (and closes ``items``); call it once done, also when stopping early."""
+
+    def __init__(self, items: Iterator[Any], ahead: int = 1) -> None:
+        import queue
+        import threading
+
+        self._items = items
+        self._box: queue.Queue = queue.Queue(maxsize=ahead)
+        self._stop = threading.Event()
+        self._done = False
+        self._thread = threading.Thread(target=self._work, name="skrank-reader", daemon=True)
+        self._thread.start()
+
+    def _put(self, entry: tuple[str, Any]) -> bool:
+        import queue
+
+        while not self._stop.is_set():
             try:
-                box.put(entry, timeout=0.05)
+                self._box.put(entry, timeout=0.05)
                 return True
             except queue.Full:
                 continue
         return False
 
-    def work() -> None:
+    def _work(self) -> None:
+        items = self._items
         try:
             for item in items:
-                if not put(("item", item)):
+                if not self._put(("item", item)):
                     return
-            put(("end", None))
+                del item
+            self._put(("end", None))
         except BaseException as exc:  # handed to the caller, raised there
-            put(("error", exc))
+            self._put(("error", exc))
         finally:
             close = getattr(items, "close", None)
             if close is not None:
                 close()
 
-    thread = threading.Thread(target=work, name="skrank-reader", daemon=True)
-    thread.start()
-    try:
-        while True:
-            kind, value = box.get()
-            if kind == "end":
-                return
-            if kind == "error":
-                raise value
-            yield value
-            del value
-    finally:
-        stop.set()
-        thread.join()
+    def __iter__(self) -> Prefetch:
+        return self
+
+    def __next__(self) -> Any:
+        if self._done:
+            raise StopIteration
+        kind, value = self._box.get()
+        if kind == "item":
+            return value
+        self._done = True
+        if kind == "error":
+            raise value
+        raise StopIteration
+
+    def close(self) -> None:
+        """Stop the thread (the items it made and not given are dropped) and wait for it."""
+        self._done = True
+        self._stop.set()
+        self._thread.join()
 
 
 def ordered_map(func: Any, items: Iterator[Any], workers: int = 2) -> Iterator[Any]:
