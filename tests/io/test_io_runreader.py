@@ -540,6 +540,27 @@ def test_large_arrays_live_in_anonymous_maps(tmp_path):
         assert _in_anonymous_map(arr)
 
 
+def test_large_groupings_live_in_anonymous_maps(monkeypatch):
+    # the qrels' and a run's grouping: NumPy's arrays below 4 MiB, an anonymous map above
+    from skrank.io._runreader import group_rows
+
+    codes = np.array([2, 0, 1, 0, 2, 2], dtype=np.int32)
+    order, bounds = group_rows(codes, 3)
+    for empty in (skrank.io._runfile._empty, skrank.io._runfile._large):
+        o, b = group_rows(codes, 3, empty=empty)
+        assert o.dtype == order.dtype and o.tolist() == order.tolist() == [1, 3, 2, 0, 4, 5]
+        assert b.tolist() == bounds.tolist() == [0, 2, 3, 6]
+    assert _in_anonymous_map(group_rows(codes, 3, empty=skrank.io._runfile._empty)[0])
+    with pytest.raises(ValueError, match="another array"):
+        group_rows(codes, 3, empty=lambda n, dtype: np.empty(n + 1, dtype=dtype))
+    assert not _in_anonymous_map(skrank.io._runfile._large(10, np.int32))
+    assert _in_anonymous_map(skrank.io._runfile._large(1 << 20, np.int32))
+    monkeypatch.setattr(skrank.io._runfile, "_HUGE_BYTES", 16)
+    qrels = read_qrels_file(DATA / "qrels.test")
+    rows, _, _ = read_run_whole(DATA / "results.test")
+    assert _in_anonymous_map(qrels.order) and _in_anonymous_map(rows.grouped()[0])
+
+
 def test_parse_arrays_go_back_to_the_reader_once_joined(monkeypatch):
     # the reader parses its next blocks into the arrays of batches already joined
     # (recycle): fewer new arrays, and the batches of reading without it

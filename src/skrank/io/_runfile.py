@@ -47,6 +47,8 @@ _WHOLE_CHUNK = 32 << 20
 #: a file read whole whose text is longer is parsed in two halves, in two threads
 _SPLIT_BYTES = 16 << 20
 _CAN_RELEASE = hasattr(mmap, "MADV_DONTNEED")
+#: arrays this large get NumPy's huge pages (:func:`_large` maps them itself)
+_HUGE_BYTES = 4 << 20
 #: an anonymous map private to the process (POSIX; Windows has no flags)
 _PRIVATE = {"flags": mmap.MAP_PRIVATE} if hasattr(mmap, "MAP_PRIVATE") else {}
 
@@ -62,6 +64,15 @@ def _empty(n: int, dtype: Any) -> np.ndarray:
     size = max(n * dtype.itemsize, 1)
     memory = mmap.mmap(-1, size, **_PRIVATE)
     return np.frombuffer(memory, dtype=dtype, count=size // dtype.itemsize)[:n]
+
+
+def _large(n: int, dtype: Any) -> np.ndarray:
+    """An uninitialised array: in an anonymous map (see :func:`_empty`) from the size at
+    which NumPy asks for huge pages (4 MiB), else NumPy's (whose allocator reuses the
+    memory of the arrays it freed)."""
+    if n * np.dtype(dtype).itemsize >= _HUGE_BYTES:
+        return _empty(n, dtype)
+    return np.empty(n, dtype=dtype)
 
 
 def _empty_rows(cap: int, qrels: bool) -> tuple[np.ndarray, ...]:
@@ -281,7 +292,7 @@ def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
         raise InputError(f"{name}: no judgements (the file is empty or only has comments).")
     topics, ranks = _sorted_topics(names)
     R.remap(qcode, ranks.astype(np.int32))
-    order, bounds = R.group_rows(qcode, len(topics))
+    order, bounds = R.group_rows(qcode, len(topics), empty=_large)
     del qcode
     out = QrelsFile(name, buf, src.begin, topics,
                     {t: i for i, t in enumerate(topics.tolist())}, dstart, dlen, rel, order,
@@ -343,7 +354,7 @@ class RunRows:
     def grouped(self) -> tuple[np.ndarray, np.ndarray]:
         """``(order, bounds)``: the rows of topic ``t`` are ``order[bounds[t]:bounds[t +
         1]]``, in file order."""
-        return R.group_rows(self.qcode, len(self.topics))
+        return R.group_rows(self.qcode, len(self.topics), empty=_large)
 
     def release(self) -> None:
         """Give back the pages of a mapped file: all of them, or those before the window."""

@@ -787,9 +787,11 @@ def remap(int32_t[::1] codes, const int32_t[::1] table):
             codes[i] = table[c]
 
 
-def group_rows(const int32_t[::1] codes, int64_t n_groups, bint wide=False):
+def group_rows(const int32_t[::1] codes, int64_t n_groups, bint wide=False, empty=None):
     """``(order, bounds)``: the rows of code ``c`` are ``order[bounds[c]:bounds[c + 1]]``, in
-    row order (a counting sort). ``order`` is int32 below 2**31 rows unless ``wide``."""
+    row order (a counting sort). ``order`` is int32 below 2**31 rows unless ``wide``;
+    ``empty(n, dtype)`` makes it (default ``np.empty``: the caller's allocator, for memory
+    NumPy would ask huge pages for)."""
     cdef int64_t n = codes.shape[0], i, c
     bounds = np.zeros(n_groups + 1, dtype=np.int64)
     cdef int64_t[::1] b = bounds
@@ -798,7 +800,10 @@ def group_rows(const int32_t[::1] codes, int64_t n_groups, bint wide=False):
             b[codes[i] + 1] += 1
         for c in range(n_groups):
             b[c + 1] += b[c]
-    order = np.empty(n, dtype=np.int64 if wide or n >= (1 << 31) else np.int32)
+    dtype = np.int64 if wide or n >= (1 << 31) else np.int32
+    order = np.empty(n, dtype=dtype) if empty is None else empty(n, dtype)
+    if order.dtype != dtype or order.shape[0] != n:
+        raise ValueError("group_rows: empty(n, dtype) gave another array")
     if order.dtype == np.int32:
         _scatter[int32_t](codes, b, order)
     else:
