@@ -214,6 +214,28 @@ def test_a_usage_error_stops_the_reading_of_the_first_run(cli, tmp_path, monkeyp
     assert not [t for t in left if t.name == "skrank-reader"]
 
 
+def test_the_command_ends_without_the_teardown_its_output_whole(cli, tmp_path):
+    # python -m skrank.cli ends the process once main returns (os._exit, its output
+    # flushed): no atexit handler runs, the output and the exit status are main's
+    args = ["eval", "--preset", "trec_eval", "-m", "map,ndcg_cut.10", "--format", "trec",
+            "-q", str(TREC / "qrels.test"), str(TREC / "results.test")]
+    _, expected, _ = cli(*args)
+    code = ("import atexit, runpy, sys\n"
+            "atexit.register(lambda: sys.stderr.write('teardown\\n'))\n"
+            "runpy.run_module('skrank.cli', run_name='__main__')\n")
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          check=False)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, expected, "")
+    out = tmp_path / "out.txt"
+    proc = subprocess.run([sys.executable, "-m", "skrank.cli", *args, "-o", str(out)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and out.read_text() == expected
+    proc = subprocess.run([sys.executable, "-m", "skrank.cli", "eval", str(tmp_path / "no"),
+                           str(TREC / "results.test")], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 1 and "no such file" in proc.stderr
+
+
 def test_a_usage_error_comes_before_an_error_of_the_qrels(cli, tmp_path):
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("1 0 a 1\n1 0 b\n")  # read from the start, in a thread

@@ -1,7 +1,5 @@
 """``python -m skrank.cli``: the ``skrank`` command."""
 
-import sys
+from ._eval import command
 
-from ._eval import main
-
-sys.exit(main())
+command()
