@@ -211,6 +211,52 @@ def test_fields_end_at_blanks_and_line_ends_only(rows, qrels):
         assert parsed.tag == rows[-1][2]
 
 
+_PLAIN_PIECES = st.sampled_from([
+    b"q1", b"q2", b"Q0", b"d", b"doc-17", b"0", b"12", b"3.5", b"-0.25", b"1e5", b"nan",
+    b"inf", b"1.2.3", b"x", b"tag", b"#", "\u00e9".encode(), b"\xc3", b"\x01",
+])
+_PLAIN_SEPS = st.sampled_from([b" ", b" ", b" ", b"\t", b"  ", b"\v", b" \t"])
+_PLAIN_ENDS = st.sampled_from([b"\n", b"\n", b"\n", b"\r\n", b"\r", b" \n", b"\n\n"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.lists(_PLAIN_PIECES, min_size=4, max_size=8), _PLAIN_SEPS,
+                          _PLAIN_ENDS, st.booleans()), min_size=1, max_size=30),
+       st.integers(0, 7))
+def test_plain_lines_parse_as_the_general_path(lines, cut):
+    # the fast path of plain run lines (six ASCII fields, one blank between two, LF) gives
+    # what the general path gives, on every line it takes and every line it leaves to it
+    # (blank runs, CR, VT, comments, five or seven fields, bad scores, UTF-8, the last
+    # bytes of the buffer); mostly plain lines, so that both paths meet in one buffer
+    parts = []
+    for fields, sep, end, plain in lines:
+        if plain:
+            fields, sep, end = [fields[0], b"Q0", fields[1], b"1", b"2.5", fields[2]], b" ", b"\n"
+        parts.append(sep.join(fields) + end)
+    text = b"".join(parts)
+    text = text[: max(len(text) - cut, 1)]
+    got = R.parse(text, 0, len(text), False)
+    want = R.parse(text, 0, len(text), False, plain=False)
+    for key in ("n_rows", "n_lines", "bad", "bad_line", "bad_at", "run_row", "run_at",
+                "run_line", "tag", "topics"):
+        assert getattr(got, key) == getattr(want, key), key
+    for key in ("qcode", "dstart", "dlen"):
+        assert getattr(got, key).tolist() == getattr(want, key).tolist(), key
+    assert got.score.view(np.uint64).tolist() == want.score.view(np.uint64).tolist()
+
+
+def test_plain_lines_take_the_fast_path():
+    # a run of plain lines: the fast path reads them (a wrong field there shows), and a
+    # line it leaves (a tab run, a CR) is read by the general one
+    text = b"q1 Q0 d7 1 2.5 t\nq1\tQ0\td8 2 -1e3 t\r\nq2 Q0 doc9 1 7 tag\n#c\nq2  Q0 x 2 1 t\n"
+    got = R.parse(text, 0, len(text), False)
+    docs = [text[a: a + n] for a, n in zip(got.dstart.tolist(), got.dlen.tolist())]
+    assert got.bad == 0 and docs == [b"d7", b"d8", b"doc9", b"x"]
+    assert got.score.tolist() == [2.5, -1000.0, 7.0, 1.0] and got.tag == b"t"
+    assert [got.topics[c] for c in got.qcode.tolist()] == [b"q1", b"q1", b"q2", b"q2"]
+    assert (got.n_lines, got.run_row, got.run_line) == (5, 2, 3)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([b"a", b"b c", b"\n", b"\r", b"\r\n", b"\n\n"]),
                 max_size=30).map(b"".join), st.integers(0, 40), st.integers(0, 40))
