@@ -213,7 +213,8 @@ def test_fields_end_at_blanks_and_line_ends_only(rows, qrels):
 
 _PLAIN_PIECES = st.sampled_from([
     b"q1", b"q2", b"Q0", b"d", b"doc-17", b"0", b"12", b"3.5", b"-0.25", b"1e5", b"nan",
-    b"inf", b"1.2.3", b"x", b"tag", b"#", "\u00e9".encode(), b"\xc3", b"\x01",
+    b"inf", b"1.2.3", b"x", b"tag", b"#", "\u00e9".encode(), b"\xc3", b"\x01", b"-3", b"+2",
+    b"123456789012345678", b"1234567890123456789",
 ])
 _PLAIN_SEPS = st.sampled_from([b" ", b" ", b" ", b"\t", b"  ", b"\v", b" \t"])
 _PLAIN_ENDS = st.sampled_from([b"\n", b"\n", b"\n", b"\r\n", b"\r", b" \n", b"\n\n"])
@@ -222,27 +223,34 @@ _PLAIN_ENDS = st.sampled_from([b"\n", b"\n", b"\n", b"\r\n", b"\r", b" \n", b"\n
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.tuples(st.lists(_PLAIN_PIECES, min_size=4, max_size=8), _PLAIN_SEPS,
                           _PLAIN_ENDS, st.booleans()), min_size=1, max_size=30),
-       st.integers(0, 7))
-def test_plain_lines_parse_as_the_general_path(lines, cut):
-    # the fast path of plain run lines (six ASCII fields, one blank between two, LF) gives
-    # what the general path gives, on every line it takes and every line it leaves to it
-    # (blank runs, CR, VT, comments, five or seven fields, bad scores, UTF-8, the last
-    # bytes of the buffer); mostly plain lines, so that both paths meet in one buffer
+       st.integers(0, 7), st.booleans())
+def test_plain_lines_parse_as_the_general_path(lines, cut, qrels):
+    # the fast path of plain lines (six ASCII fields in a run, four in qrels, one blank
+    # between two, LF) gives what the general path gives, on every line it takes and every
+    # line it leaves to it (blank runs, CR, VT, comments, a field too many or too few, bad
+    # scores or labels, UTF-8, the last bytes of the buffer); mostly plain lines, so that
+    # both paths meet in one buffer
     parts = []
     for fields, sep, end, plain in lines:
         if plain:
-            fields, sep, end = [fields[0], b"Q0", fields[1], b"1", b"2.5", fields[2]], b" ", b"\n"
+            fields = ([fields[0], b"0", fields[1], fields[3]] if qrels else
+                      [fields[0], b"Q0", fields[1], b"1", fields[3], fields[2]])
+            sep, end = b" ", b"\n"
         parts.append(sep.join(fields) + end)
     text = b"".join(parts)
     text = text[: max(len(text) - cut, 1)]
-    got = R.parse(text, 0, len(text), False)
-    want = R.parse(text, 0, len(text), False, plain=False)
+    got = R.parse(text, 0, len(text), qrels)
+    want = R.parse(text, 0, len(text), qrels, plain=False)
+    assert want.n_plain == 0
     for key in ("n_rows", "n_lines", "bad", "bad_line", "bad_at", "run_row", "run_at",
                 "run_line", "tag", "topics"):
         assert getattr(got, key) == getattr(want, key), key
     for key in ("qcode", "dstart", "dlen"):
         assert getattr(got, key).tolist() == getattr(want, key).tolist(), key
-    assert got.score.view(np.uint64).tolist() == want.score.view(np.uint64).tolist()
+    if qrels:
+        assert got.rel.tolist() == want.rel.tolist()
+    else:
+        assert got.score.view(np.uint64).tolist() == want.score.view(np.uint64).tolist()
 
 
 def test_plain_lines_take_the_fast_path():
@@ -254,7 +262,15 @@ def test_plain_lines_take_the_fast_path():
     assert got.bad == 0 and docs == [b"d7", b"d8", b"doc9", b"x"]
     assert got.score.tolist() == [2.5, -1000.0, 7.0, 1.0] and got.tag == b"t"
     assert [got.topics[c] for c in got.qcode.tolist()] == [b"q1", b"q1", b"q2", b"q2"]
-    assert (got.n_lines, got.run_row, got.run_line) == (5, 2, 3)
+    assert (got.n_lines, got.run_row, got.run_line, got.n_plain) == (5, 2, 3, 2)
+    assert R.parse(text, 0, len(text), False, plain=False).n_plain == 0
+    text = b"q1 0 d7 1\nq1\t0\td8 -2\r\nq2 0 doc9 0\n#c\nq2  0 x 3\nq3 0 y 12\n"
+    got = R.parse(text, 0, len(text), True)
+    docs = [text[a: a + n] for a, n in zip(got.dstart.tolist(), got.dlen.tolist())]
+    assert got.bad == 0 and docs == [b"d7", b"d8", b"doc9", b"x", b"y"]
+    assert got.rel.tolist() == [1, -2, 0, 3, 12]
+    assert [got.topics[c] for c in got.qcode.tolist()] == [b"q1", b"q1", b"q2", b"q2", b"q3"]
+    assert got.n_plain == 2  # the last line's LF is not within a whole word of the buffer
 
 
 @settings(max_examples=200, deadline=None)

@@ -562,11 +562,12 @@ cdef inline uint64_t _low_bytes(uint64_t w) noexcept nogil:
 
 
 cdef inline int64_t _plain_line(const uint8_t* b, int64_t p, int64_t end,
-                                int64_t* sep) noexcept nogil:
-    """The line end (LF) of a plain run line at ``p``, else -1 (the general parse reads the
-    line). Plain: six fields of ASCII bytes above 0x20 (the first not ``#``), one space or
-    tab between two, an LF right after the last, all of it in whole words before ``end``
-    (little-endian machines). ``sep[0..4]``: the blanks' positions.
+                                int64_t* sep, int n_sep) noexcept nogil:
+    """The line end (LF) of a plain line at ``p``, else -1 (the general parse reads the
+    line). Plain: ``n_sep + 1`` fields (six in a run, four in qrels) of ASCII bytes above
+    0x20 (the first not ``#``), one space or tab between two, an LF right after the last,
+    all of it in whole words before ``end`` (little-endian machines). ``sep[:n_sep]``: the
+    blanks' positions.
 
     Eight bytes at a time: :func:`_low_bytes` flags each blank, line end or control byte;
     the flagged bytes are taken in order (a blank that follows the line start or another
@@ -589,10 +590,10 @@ cdef inline int64_t _plain_line(const uint8_t* b, int64_t p, int64_t end,
             if c == 10:
                 if k:
                     high |= w & ((<uint64_t>1 << (8 * k)) - 1)
-                if n != 5 or high & <uint64_t>0x8080808080808080:
+                if n != n_sep or high & <uint64_t>0x8080808080808080:
                     return -1
                 return at
-            if (c != 32 and c != 9) or n == 5:
+            if (c != 32 and c != 9) or n == n_sep:
                 return -1
             sep[n] = at
             n += 1
@@ -618,6 +619,7 @@ cdef struct Parse:
     int64_t* rel
     int64_t n_rows
     int64_t n_lines
+    int64_t n_plain          # the lines the fast path read (see _plain_line)
     int bad_kind
     int64_t bad_line         # its number (from 1 at ``begin``)
     int64_t bad_at           # where it starts
@@ -639,23 +641,31 @@ cdef void _parse(Parse* P) noexcept nogil:
     cdef double v = 0.0
     cdef int64_t lab = 0
     cdef bint qrels = P.qrels
-    cdef bint plain = P.plain and not qrels and RR_LITTLE_ENDIAN
+    cdef bint plain = P.plain and RR_LITTLE_ENDIAN
     cdef int64_t sep[5]
     cdef int64_t nl
+    cdef int n_sep = 3 if qrels else 5
     P.run_row = 0
     P.run_at = P.begin
     P.run_line = 1
     while p < end:
         line += 1
         ls = p
-        nl = _plain_line(b, p, end, sep) if plain else -1
+        nl = _plain_line(b, p, end, sep, n_sep) if plain else -1
         if nl >= 0:  # a plain line: its fields are where the general parse finds them
-            if _score(b, sep[3] + 1, sep[4], &v, &bad) != sep[4] or bad:
-                bad = 0  # the general parse reads the line (and names what is wrong)
+            if qrels:
+                if _label(b, sep[2] + 1, nl, &lab, &bad) != nl or bad:
+                    nl = -1
+            elif _score(b, sep[3] + 1, sep[4], &v, &bad) != sep[4] or bad:
                 nl = -1
+            if nl < 0:
+                bad = 0  # the general parse reads the line (and names what is wrong)
         if nl >= 0:
             acc = 0
-            q0, q1, d0, d1, t0, t1 = p, sep[0], sep[1] + 1, sep[2], sep[4] + 1, nl
+            P.n_plain += 1
+            q0, q1, d0, d1 = p, sep[0], sep[1] + 1, sep[2]
+            if not qrels:
+                t0, t1 = sep[4] + 1, nl
             p = nl + 1
         else:
             p = _blanks(b, p, end)
@@ -753,9 +763,10 @@ def parse(buffer, int64_t begin, int64_t end, bint qrels, out=None, int64_t row0
     ``out`` (``(qcode, dstart, dlen, values)``, see :func:`capacity`) receives the rows from
     row ``row0`` on instead of new arrays (the returned ones are views of it).
 
-    ``plain``: run lines of the plain form (six ASCII fields, one blank between two, LF) are
-    read by a faster path (see :func:`_plain_line`), the others by the general one; False:
-    every line by the general one (for tests: the results are the same).
+    ``plain``: lines of the plain form (six ASCII fields in a run, four in qrels, one blank
+    between two, LF) are read by a faster path (see :func:`_plain_line`), the others by the
+    general one; False: every line by the general one (for tests: the results are the same).
+    ``n_plain``: the lines the fast path read.
     """
     cdef const uint8_t[::1] buf
     cdef int64_t cap
@@ -804,6 +815,7 @@ def parse(buffer, int64_t begin, int64_t end, bint qrels, out=None, int64_t row0
         qcode=qcode[:n], dstart=dstart[:n], dlen=dlen[:n],
         **{"rel" if qrels else "score": values[:n]}, topics=topics,
         tag=bytes(buf[P.tag_start:P.tag_end]), n_rows=n, n_lines=P.n_lines,
+        n_plain=P.n_plain,
         bad=P.bad_kind, bad_line=P.bad_line, bad_at=P.bad_at,
         run_row=P.run_row, run_at=P.run_at, run_line=P.run_line,
     )
