@@ -253,6 +253,26 @@ def test_plain_lines_parse_as_the_general_path(lines, cut, qrels):
         assert got.score.view(np.uint64).tolist() == want.score.view(np.uint64).tolist()
 
 
+_DECIMALS = st.tuples(st.sampled_from(["", "-", "+"]),
+                      st.text("0123456789", max_size=17), st.sampled_from(["", "."]),
+                      st.text("0123456789", max_size=17)).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_DECIMALS, min_size=1, max_size=20))
+def test_short_decimals_read_as_the_general_score(tokens):
+    # the plain path reads -?digits[.digits] of at most 15 digits by one division, other
+    # scores by _score: the same bits (and the same errors) as the general path
+    text = "".join(f"q Q0 d{i} {i} {t} tag\n" for i, t in enumerate(tokens)).encode()
+    got = R.parse(text, 0, len(text), False)
+    want = R.parse(text, 0, len(text), False, plain=False)
+    assert (got.n_rows, got.bad, got.bad_line) == (want.n_rows, want.bad, want.bad_line)
+    assert got.score.view(np.uint64).tolist() == want.score.view(np.uint64).tolist()
+    ok = [t for t in tokens[: want.n_rows]]
+    assert got.score.view(np.uint64).tolist() == [
+        struct.unpack("<Q", struct.pack("<d", float(t)))[0] for t in ok]
+
+
 def test_plain_lines_take_the_fast_path():
     # a run of plain lines: the fast path reads them (a wrong field there shows), and a
     # line it leaves (a tab run, a CR) is read by the general one

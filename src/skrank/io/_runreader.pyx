@@ -531,6 +531,42 @@ cdef inline int64_t _score(const uint8_t* b, int64_t p, int64_t end, double* out
     return q
 
 
+cdef inline bint _short_decimal(const uint8_t* b, int64_t p, int64_t end,
+                                double* out) noexcept nogil:
+    """Read the score ``b[p:end]`` (a whole field) when it is ``-?digits[.digits]`` or
+    ``-?.digits`` with at most 15 digits in all: the mantissa and ten to the number of
+    fraction digits are exact doubles, and one division rounds correctly, as in
+    :func:`_score`'s exact path (the same operations, so the same bits); False for any other
+    form (``_score`` reads it)."""
+    cdef bint neg = False
+    cdef int64_t dot = -1, i
+    cdef uint64_t mant = 0
+    cdef int nd = 0
+    cdef uint8_t c
+    cdef double v
+    if p < end and b[p] == 45:
+        neg = True
+        p += 1
+    if end - p > 16:
+        return False
+    for i in range(p, end):
+        c = b[i] - 48
+        if c < 10:
+            mant = mant * 10 + c
+            nd += 1
+        elif b[i] == 46 and dot < 0:
+            dot = i
+        else:
+            return False
+    if nd == 0 or nd > 15:
+        return False
+    v = <double>mant
+    if dot >= 0 and end - dot - 1 > 0:
+        v = v / POW10[end - dot - 1]
+    out[0] = -v if neg else v
+    return True
+
+
 cdef inline int64_t _label(const uint8_t* b, int64_t p, int64_t end, int64_t* out,
                            int* bad) noexcept nogil:
     """Parse a label ``[+-]?[0-9]{1,18}`` at ``p``; return the position after it."""
@@ -656,7 +692,8 @@ cdef void _parse(Parse* P) noexcept nogil:
             if qrels:
                 if _label(b, sep[2] + 1, nl, &lab, &bad) != nl or bad:
                     nl = -1
-            elif _score(b, sep[3] + 1, sep[4], &v, &bad) != sep[4] or bad:
+            elif not _short_decimal(b, sep[3] + 1, sep[4], &v) and \
+                    (_score(b, sep[3] + 1, sep[4], &v, &bad) != sep[4] or bad):
                 nl = -1
             if nl < 0:
                 bad = 0  # the general parse reads the line (and names what is wrong)
