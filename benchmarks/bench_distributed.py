@@ -34,9 +34,14 @@ runs (and its ratio to the median single-process run), the range of their wall t
 load average at its end: the machine may be shared, and the best of a few runs hides how far
 the others spread.
 
+With ``--idle SECONDS``, every timed call (of every line) follows that many seconds of
+sleep, as a call that does not follow another one: on a machine where memory freed a second
+or two before costs the next call its pages' faults again, back-to-back calls (the default)
+are the best case of each line, and of the single process most of all.
+
 Run: ``python benchmarks/bench_distributed.py [--rows 1000000,10000000] [--repeat 2]
 [--partitions 16] [--spark-partitions 2] [--dask-partitions N] [--no-spark] [--no-dask]
-[--median]``.
+[--median] [--idle SECONDS]``.
 """
 
 from __future__ import annotations
@@ -89,11 +94,12 @@ def spark_python_seconds() -> float:
     return total
 
 
-def timed(fn, repeat: int, runs: list | None = None):
+def timed(fn, repeat: int, runs: list | None = None, idle: float = 0.0):
     """(best wall seconds, CPU seconds of that run, result); each run's (wall, CPU) is
-    appended to ``runs`` where given."""
+    appended to ``runs`` where given; ``idle`` seconds of sleep before each run."""
     best = None
     for _ in range(repeat):
+        time.sleep(idle)
         c0, t0 = cpu_seconds(), time.perf_counter()
         out = fn()
         wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
@@ -151,10 +157,13 @@ def main() -> None:
     ap.add_argument("--median", action="store_true",
                     help="Dask's lines also give the median run and the range of the runs")
     ap.add_argument("--no-spark", action="store_true")
+    ap.add_argument("--idle", type=float, default=0.0,
+                    help="seconds of sleep before each timed call (default 0: back to back)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.rows.split(",")]
     print(f"cores: {os.cpu_count()}; metrics {', '.join(METRICS)}; input partitions "
-          f"{args.partitions}; best of {args.repeat}")
+          f"{args.partitions}; best of {args.repeat}"
+          + (f"; {args.idle:g} s idle before each call" if args.idle else ""))
     print(f"{'':<36} {'rows':>11} {'wall s':>8} {'cpu s':>8} {'wall/cpu ratio':>15} "
           f"{'ns/row':>9} {'cpu ns/row':>9}")
 
@@ -200,7 +209,7 @@ def run_size(n: int, args, client, spark) -> None:
     # at least 5 runs: a call takes 0.4 s, and this machine's first touch of fresh memory
     # costs from 0.04 to 1.8 s per 600 MB, from one call to the next
     wall, cpu, want = timed(lambda: skrank.evaluate(y, s, q, metrics=METRICS),
-                            max(5, args.repeat), base_runs)
+                            max(5, args.repeat), base_runs, args.idle)
     base = (wall, cpu)
     row("skrank.evaluate (1 process)", n, wall, cpu, None,
         spread(base_runs, base, base_runs) if args.median and client is not None else "")
@@ -223,7 +232,7 @@ def run_size(n: int, args, client, spark) -> None:
                 ("  its shuffle alone (the floor)",
                  lambda: dask_shuffle_alone(ddf, layout, args.dask_partitions))]:
             runs: list = []
-            wall, cpu, got = timed(call, args.repeat, runs)
+            wall, cpu, got = timed(call, args.repeat, runs, args.idle)
             if label.startswith("skrank"):
                 check(got, want, "dask")
             row(label, n, wall, cpu, base,
@@ -255,11 +264,11 @@ def run_size(n: int, args, client, spark) -> None:
                 call = {"num_partitions": parts, **kw}
                 wall, cpu, got = timed(
                     lambda call=call: skrank.spark.evaluate(sdf, metrics=METRICS, **call),
-                    args.repeat)
+                    args.repeat, idle=args.idle)
                 check(got, want, "spark")
             else:
                 wall, cpu, _ = timed(lambda kw=kw: spark_shuffle_alone(sdf, parts, kw),
-                                     args.repeat)
+                                     args.repeat, idle=args.idle)
             py = (spark_python_seconds() - py0) / args.repeat
             row(label, n, wall, cpu, base, f"  (Python tasks {py:.2f} cpu s a run)")
         sdf.unpersist()
