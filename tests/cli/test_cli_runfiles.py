@@ -156,18 +156,19 @@ def test_an_error_of_the_qrels_comes_before_one_of_the_run(cli, tmp_path, qrels_
     assert "run.txt, line " in _error_line(err)
 
 
-def test_the_qrels_are_read_while_the_report_modules_are_imported():
-    # the qrels reader starts before skrank.reports (and the statistics) are imported, and
-    # it is the one the run is joined with: one reader
+def _reports_imported_at(spied: str, owner: str = "T") -> list[bool]:
+    """Whether ``skrank.reports`` was imported at each call of ``owner.spied`` (in
+    ``skrank.cli._trec``, as ``T``) during one ``skrank eval`` of a TREC run, in a fresh
+    process (the imports already made here do not count)."""
     code = (
         "import sys\n"
         "import skrank.cli._trec as T\n"
         "seen = []\n"
-        "init = T._QrelsReader.__init__\n"
-        "def spy(self, *a, **k):\n"
+        f"real = {owner}.{spied}\n"
+        "def spy(*a, **k):\n"
         "    seen.append('skrank.reports' in sys.modules)\n"
-        "    init(self, *a, **k)\n"
-        "T._QrelsReader.__init__ = spy\n"
+        "    return real(*a, **k)\n"
+        f"{owner}.{spied} = spy\n"
         "from skrank.cli import main\n"
         f"main(['eval', '--preset', 'trec_eval', '-m', 'map', {str(TREC / 'qrels.test')!r}, "
         f"{str(TREC / 'results.test')!r}])\n"
@@ -175,29 +176,19 @@ def test_the_qrels_are_read_while_the_report_modules_are_imported():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip().splitlines()[-1] == "[False]"
+    return eval(out.strip().splitlines()[-1])
+
+
+def test_the_qrels_are_read_while_the_report_modules_are_imported():
+    # the qrels reader starts before skrank.reports (and the statistics) are imported, and
+    # it is the one the run is joined with: one reader
+    assert _reports_imported_at("__init__", "T._QrelsReader") == [False]
 
 
 def test_the_first_run_is_read_while_the_report_modules_are_imported():
     # the first run's reading starts with the qrels', before skrank.reports is imported,
     # and it is the one evaluated: one reading of the run
-    code = (
-        "import sys\n"
-        "import skrank.cli._trec as T\n"
-        "seen = []\n"
-        "read_ahead = T._read_ahead\n"
-        "def spy(*a, **k):\n"
-        "    seen.append('skrank.reports' in sys.modules)\n"
-        "    return read_ahead(*a, **k)\n"
-        "T._read_ahead = spy\n"
-        "from skrank.cli import main\n"
-        f"main(['eval', '--preset', 'trec_eval', '-m', 'map', {str(TREC / 'qrels.test')!r}, "
-        f"{str(TREC / 'results.test')!r}])\n"
-        "print(seen)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip().splitlines()[-1] == "[False]"
+    assert _reports_imported_at("_read_ahead") == [False]
 
 
 def test_a_usage_error_stops_the_reading_of_the_first_run(cli, tmp_path, monkeypatch):

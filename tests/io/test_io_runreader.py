@@ -717,16 +717,17 @@ def test_prefetched_gives_the_items_and_raises_their_error():
     assert got == [1, 2]
 
 
+def _numbers(closed: list[bool]):
+    """0 to 999; ``closed`` gets True when the generator is closed."""
+    try:
+        yield from range(1000)
+    finally:
+        closed.append(True)
+
+
 def test_prefetched_stops_when_the_caller_stops():
-    closed = []
-
-    def items():
-        try:
-            yield from range(1000)
-        finally:
-            closed.append(True)
-
-    for x in prefetched(items()):
+    closed: list[bool] = []
+    for x in prefetched(_numbers(closed)):
         if x == 3:
             break
     assert closed == [True]
@@ -781,15 +782,8 @@ def test_prefetch_reads_before_the_first_item_is_asked_for():
 
 
 def test_prefetch_close_stops_a_reading_never_taken():
-    closed = []
-
-    def items():
-        try:
-            yield from range(1000)
-        finally:
-            closed.append(True)
-
-    started = Prefetch(items(), ahead=1)
+    closed: list[bool] = []
+    started = Prefetch(_numbers(closed), ahead=1)
     started.close()
     assert closed == [True]
     assert not started._thread.is_alive()
