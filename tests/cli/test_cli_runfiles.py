@@ -44,6 +44,32 @@ def test_batches_give_the_one_pass_output(cli, monkeypatch, options):
         assert "results.trunc: read whole, not in batches" in text
 
 
+def test_a_batch_goes_back_to_the_reader_only_once_joined(cli, monkeypatch):
+    # a joined batch's parse arrays go back to the reader's pool, where its next blocks are
+    # parsed into them: a pool that spoils every array at once (as a block parsed into it
+    # would) must leave the output unchanged, so the join is done with them by then
+    import numpy as np
+
+    import skrank.io._runfile
+
+    args = ["eval", *MEASURES, TREC / "qrels.test", TREC / "results.test"]
+    _, whole, _ = cli(*args)
+    give = skrank.io._runfile._Pool.give
+    spoiled = []
+
+    def spoil(self, out):
+        for array in out:
+            array[...] = np.nan if array.dtype.kind == "f" else 0
+        spoiled.append(len(out))
+        give(self, out)
+
+    monkeypatch.setattr(skrank.io._runfile._Pool, "give", spoil)
+    monkeypatch.setattr(skrank.cli._trec, "_CHUNK_BYTES", 2000)
+    code, batched, err = cli(*args)
+    assert code == 0, err
+    assert len(spoiled) >= 3 and batched == whole
+
+
 def test_text_output_names_the_batches_and_equals_one_pass(cli, monkeypatch):
     args = ["eval", "--preset", "trec_eval", "-m", "ndcg_cut.10,map", TREC / "qrels.test",
             TREC / "results.test"]
