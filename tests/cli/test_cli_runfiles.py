@@ -8,6 +8,7 @@ topics come back later is read whole, with a note saying so.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 
@@ -202,7 +203,7 @@ def _reports_imported_at(spied: str, owner: str = "T") -> list[bool]:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    return eval(out.strip().splitlines()[-1])
+    return ast.literal_eval(out.strip().splitlines()[-1])
 
 
 def test_the_qrels_are_read_while_the_report_modules_are_imported():
