@@ -11,17 +11,19 @@ primary comparison), and plan or read the power of a design with :func:`power` a
 from __future__ import annotations
 
 from ._bootstrap import bootstrap_ci
+from ._comparison_results import (
+    ComparisonRow,
+    ComparisonTable,
+    MultipleComparisons,
+    PairedComparison,
+)
 from ._corrections import comparison_table, multiple_comparisons
 from ._paired import compare_many, paired_comparison
 from ._permutation import randomization_test
 from ._power import minimum_detectable_difference, power
 from ._results import (
-    ComparisonRow,
-    ComparisonTable,
     DetectableDifference,
     Interval,
-    MultipleComparisons,
-    PairedComparison,
     QueryDifference,
     SignificanceTest,
 )

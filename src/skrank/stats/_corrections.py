@@ -10,7 +10,12 @@ import numpy as np
 from .._validation import Options, param_error, public_name, validate_params
 from ..exceptions import InputError
 from ._checks import OPEN_UNIT, LazyModule
-from ._results import ComparisonRow, ComparisonTable, MultipleComparisons, PairedComparison
+from ._comparison_results import (
+    ComparisonRow,
+    ComparisonTable,
+    MultipleComparisons,
+    PairedComparison,
+)
 
 __all__ = ["comparison_table", "multiple_comparisons"]
 

@@ -31,18 +31,12 @@ from ._checks import (
     preview,
     resolve_seed,
 )
+from ._comparison_results import ComparisonTable, PairedComparison
 from ._corrections import CORRECTIONS, TESTS, comparison_table
 from ._permutation import sign_flip
 from ._power import minimum_detectable_difference
 from ._progress import PROGRESS, progress_bar
-from ._results import (
-    ComparisonTable,
-    DetectableDifference,
-    Interval,
-    PairedComparison,
-    QueryDifference,
-    SignificanceTest,
-)
+from ._results import DetectableDifference, Interval, QueryDifference, SignificanceTest
 
 stats = LazyModule("scipy.stats")
 
