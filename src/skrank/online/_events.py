@@ -44,21 +44,21 @@ the 30-second satisfied click (Fox, Karnawat, Mydland, Dumais and White, TOIS 20
 
 Rates are ratios of sums over units (queries of a user are not independent trials), written as
 a numerator and a denominator column, which :func:`analyze_experiment` analyses by the delta
-method; the conversion of users is a 0/1 column, a mean.
+method; the conversion of users is a 0/1 column, a mean. The log is read into arrays by
+:mod:`skrank.online._event_log`; the result is an :class:`EventUnits` (``_event_units``).
 """
 
 from __future__ import annotations
 
 import numbers
-import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .._validation import BOOL, Interval, Options, Satisfies, input_error, validate_params
-from ._experiment import analyze_experiment, arm_codes
+from ._event_log import _CALLER, _TIME_UNITS, _check_arm, _codes, _event_order, _is_event, _seconds
+from ._event_units import EventUnits
 
 __all__ = [
     "ABANDONMENT_DEFINITIONS",
@@ -88,9 +88,7 @@ CONVERSION_DEFINITIONS = ("session", "user")
 #: Users whose retention window ends after the log: left out, or not retained.
 RETENTION_CENSORING = ("exclude", "include")
 
-_CALLER = "event_metrics"
 _DAY = 86_400.0
-_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 
 
 def _is_column_name(v: Any) -> bool:
@@ -113,119 +111,6 @@ def _metrics_ok(v: Any) -> bool:
 
 _COLUMN = Satisfies(_is_column_name, "a column name (a non-empty str)")
 _SECONDS = Interval(float, 0, closed="neither", text="a finite real number > 0 (seconds)")
-
-
-@dataclass(frozen=True)
-class EventUnits:
-    """One row per unit (user or session) of an event log, from :func:`event_metrics`.
-
-    Attributes
-    ----------
-    table : DataFrame
-        The unit table, of the event log's kind (pandas, polars, pyarrow): the unit's id
-        column(s), the arm, ``sessions``, ``queries`` and the numerator and denominator
-        columns of each metric. Pass it to :func:`analyze_experiment` with ``metrics``.
-    metrics : dict
-        Metric name -> column or ``(numerator, denominator)`` pair of ``table``, the form
-        ``analyze_experiment(metrics=...)`` takes (``"ctr@10"``, ``"abandonment"``, ...).
-    unit : str
-        ``"user"`` or ``"session"``.
-    arm : str or None
-        The arm column carried through.
-    conventions : dict
-        Every definition that produced the numbers, by name.
-    n_events, n_units, n_sessions, n_queries, n_clicks : int
-        Counts of the log.
-    n_unattributed_clicks : int
-        Clicks before the first query of their session (in no query's metrics).
-    n_censored : int or None
-        Users left out of retention because their window ends after the log (``None``
-        without retention).
-    """
-
-    table: Any
-    metrics: dict[str, Any]
-    unit: str
-    arm: str | None
-    conventions: dict[str, Any]
-    n_events: int
-    n_units: int
-    n_sessions: int
-    n_queries: int
-    n_clicks: int
-    n_unattributed_clicks: int
-    n_censored: int | None = None
-    _means: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
-
-    def analyze(self, control: Any, **kwargs: Any) -> Any:
-        """``analyze_experiment(self.table, arm=self.arm, control=control,
-        metrics=self.metrics, **kwargs)``."""
-        if self.arm is None:
-            raise input_error("arm", "the arm column, given to event_metrics",
-                              "None", "EventUnits.analyze")
-        return analyze_experiment(self.table, arm=self.arm, control=control,
-                                  metrics=self.metrics, **kwargs)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Everything but the table, as plain Python values."""
-        return {
-            "metrics": {k: list(v) if isinstance(v, tuple) else v
-                        for k, v in self.metrics.items()},
-            "unit": self.unit, "arm": self.arm, "conventions": dict(self.conventions),
-            "n_events": self.n_events, "n_units": self.n_units, "n_sessions": self.n_sessions,
-            "n_queries": self.n_queries, "n_clicks": self.n_clicks,
-            "n_unattributed_clicks": self.n_unattributed_clicks,
-            "n_censored": self.n_censored, "overall": dict(self._means),
-        }
-
-    def __str__(self) -> str:
-        conv = "; ".join(f"{k}={v}" for k, v in self.conventions.items())
-        lines = [f"EventUnits: {self.n_units:,} {self.unit}s from {self.n_events:,} events "
-                 f"({self.n_sessions:,} sessions, {self.n_queries:,} queries, "
-                 f"{self.n_clicks:,} clicks, {self.n_unattributed_clicks:,} before any query)",
-                 *textwrap.wrap(conv, 92, initial_indent="  conventions: ",
-                                subsequent_indent="    ")]
-        for name, spec in self.metrics.items():
-            what = spec if isinstance(spec, str) else f"{spec[0]} / {spec[1]}"
-            lines.append(f"  {name} = {self._means[name]:.4g} overall ({what})")
-        if self.n_censored:
-            lines.append(f"  retention: {self.n_censored:,} users censored "
-                         f"({self.conventions['retention_censoring']})")
-        return "\n".join(lines)
-
-
-def _codes(series: Any, role: str) -> np.ndarray:
-    """Integer codes that order like the values (numbers as they are; others densely ranked
-    by the data frame itself)."""
-    if series.null_count():
-        raise input_error(role, "a column without missing values",
-                          f"{series.null_count()} missing in column {series.name!r}", _CALLER)
-    if series.dtype.is_numeric():
-        return np.asarray(series.to_numpy())
-    return np.asarray(series.rank(method="dense").to_numpy()).astype(np.int64)
-
-
-def _seconds(series: Any, time_unit: str) -> np.ndarray:
-    import narwhals.stable.v2 as nw
-
-    if series.null_count():
-        raise input_error("timestamp", "a column without missing values",
-                          f"{series.null_count()} missing in column {series.name!r}", _CALLER)
-    if series.dtype == nw.Datetime:
-        return np.asarray(series.dt.timestamp("us").to_numpy(), dtype=np.float64) * 1e-6
-    if not series.dtype.is_numeric():
-        raise input_error("timestamp", "a column of datetimes or numbers",
-                          f"column {series.name!r} of dtype {series.dtype}", _CALLER)
-    t = np.asarray(series.to_numpy(), dtype=np.float64)
-    bad = ~np.isfinite(t)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise input_error("timestamp", "finite times", f"{t[i]!r} at row {i}", _CALLER)
-    return t * _TIME_UNITS[time_unit]
-
-
-def _is_event(series: Any, value: Any) -> np.ndarray:
-    return np.asarray((series == value).fill_null(False).to_numpy(), dtype=bool)
 
 
 @validate_params({
@@ -632,54 +517,3 @@ def event_metrics(
         n_clicks=int(click_rows.size), n_unattributed_clicks=int((~c_att).sum()),
         n_censored=n_censored, _means=means,
     )
-
-
-def _event_order(u: np.ndarray, s: np.ndarray | None, t: np.ndarray,
-                 is_q: np.ndarray) -> np.ndarray:
-    """The events' order by user, session, time, queries first, then the log's order.
-
-    With integer ids it is one sort of one int64 key, ``(user, session) * n + rank``, the
-    rank being each event's place by time (queries first, then the log's order: one stable
-    sort, nearly free on a log written in time order); the keys are distinct, so an
-    unstable sort gives the same order. Other ids, or ids whose key would overflow, take
-    :func:`numpy.lexsort` of the four keys.
-    """
-    n = t.size
-    keys = [u] if s is None else [u, s]
-    if all(k.dtype.kind in "iu" for k in keys):
-        lows = [int(k.min()) for k in keys]
-        spans = [int(k.max()) - lo + 1 for k, lo in zip(keys, lows)]
-        if spans[0] * (spans[1] if s is not None else 1) * n < 1 << 62:
-            pre = np.concatenate([np.flatnonzero(is_q), np.flatnonzero(~is_q)])
-            rank = np.empty(n, dtype=np.int64)
-            rank[pre[np.argsort(t[pre], kind="stable")]] = np.arange(n)
-            comp = u.astype(np.int64) - lows[0]
-            if s is not None:
-                comp *= spans[1]
-                comp += s.astype(np.int64) - lows[1]
-            comp *= n
-            comp += rank
-            return np.argsort(comp)
-    return np.lexsort((~is_q, t, u) if s is None else (~is_q, t, s, u))
-
-
-def _check_arm(frame: Any, arm: str, order: np.ndarray, starts: np.ndarray) -> None:
-    """Raise unless the arm is constant within each unit (``starts``: the sorted events that
-    open a unit)."""
-    col = frame[arm]
-    if col.null_count():
-        raise input_error("arm", "a column without missing values",
-                          f"{col.null_count()} missing in column {arm!r}", _CALLER)
-    if col.dtype.is_numeric() or str(col.dtype) == "Boolean":
-        codes = arm_codes(col.to_numpy(), caller=_CALLER)[1]
-    else:
-        uniques = col.unique().to_list()
-        codes = arm_codes(np.empty(len(col), dtype=object), uniques, caller=_CALLER,
-                          equal=lambda a: (col == a).to_numpy())[1]
-    c = codes[order]
-    unit_idx = np.cumsum(starts) - 1
-    bad = c != c[np.flatnonzero(starts)][unit_idx]
-    if bad.any():
-        row = int(order[np.argmax(bad)])
-        raise input_error("arm", "constant within each unit (one arm per randomised unit)",
-                          f"a second arm at row {row}", _CALLER)
