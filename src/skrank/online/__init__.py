@@ -52,6 +52,7 @@ from ._always_valid import ALWAYS_VALID_METHODS, always_valid_test
 from ._clicks import CTR_DEFINITIONS, CascadeModel, PositionBasedModel
 from ._counterfactual import CI_METHODS, direct_method, doubly_robust, ips, snips
 from ._decision import DIRECTIONS, MARGIN_SCALES, decide
+from ._event_units import EventUnits
 from ._events import (
     ABANDONMENT_DEFINITIONS,
     CONVERSION_DEFINITIONS,
@@ -60,7 +61,6 @@ from ._events import (
     REFORMULATION_DEFINITIONS,
     RETENTION_CENSORING,
     TIME_TO_CLICK_DEFINITIONS,
-    EventUnits,
     event_metrics,
 )
 from ._experiment import analyze_experiment

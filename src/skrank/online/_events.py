@@ -68,7 +68,6 @@ __all__ = [
     "REFORMULATION_DEFINITIONS",
     "RETENTION_CENSORING",
     "TIME_TO_CLICK_DEFINITIONS",
-    "EventUnits",
     "event_metrics",
 ]
 
