@@ -39,9 +39,16 @@ sleep, as a call that does not follow another one: on a machine where memory fre
 or two before costs the next call its pages' faults again, back-to-back calls (the default)
 are the best case of each line, and of the single process most of all.
 
+With ``--worker-trim glibc``, the Dask workers start without the ``MALLOC_TRIM_THRESHOLD_``
+that distributed sets for them by default (``distributed.nanny.pre-spawn-environ``: 65536
+bytes). Setting it also turns off glibc's dynamic mmap threshold, so that every array of more
+than 128 KiB a worker allocates is a fresh map whose pages fault in on first touch; where
+page faults are costly (as on a virtual machine) those faults, not the work, take most of a
+worker's time. ``default`` (the default) keeps distributed's setting.
+
 Run: ``python benchmarks/bench_distributed.py [--rows 1000000,10000000] [--repeat 2]
 [--partitions 16] [--spark-partitions 2] [--dask-partitions N] [--no-spark] [--no-dask]
-[--median] [--idle SECONDS]``.
+[--median] [--idle SECONDS] [--worker-trim default|glibc]``.
 """
 
 from __future__ import annotations
@@ -159,21 +166,34 @@ def main() -> None:
     ap.add_argument("--no-spark", action="store_true")
     ap.add_argument("--idle", type=float, default=0.0,
                     help="seconds of sleep before each timed call (default 0: back to back)")
+    ap.add_argument("--worker-trim", choices=("default", "glibc"), default="default",
+                    help="the Dask workers' MALLOC_TRIM_THRESHOLD_: distributed's (default) or "
+                         "none set, glibc's own trimming (glibc)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.rows.split(",")]
     print(f"cores: {os.cpu_count()}; metrics {', '.join(METRICS)}; input partitions "
           f"{args.partitions}; best of {args.repeat}"
-          + (f"; {args.idle:g} s idle before each call" if args.idle else ""))
+          + (f"; {args.idle:g} s idle before each call" if args.idle else "")
+          + ("; Dask workers without MALLOC_TRIM_THRESHOLD_" if args.worker_trim == "glibc"
+             else ""))
     print(f"{'':<36} {'rows':>11} {'wall s':>8} {'cpu s':>8} {'wall/cpu ratio':>15} "
           f"{'ns/row':>9} {'cpu ns/row':>9}")
 
     client = spark = None
     if not args.no_dask:
+        import dask
         from distributed import Client, LocalCluster
 
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                               dashboard_address=None, memory_limit="6GiB")
+        environ = {}
+        if args.worker_trim == "glibc":  # None unsets a variable of distributed's config
+            environ["distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"] = None
+            os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)  # as inherited from a shell
+        with dask.config.set(environ):
+            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, memory_limit="6GiB")
         client = Client(cluster)
+        trim = set(client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_")).values())
+        print(f"Dask workers' MALLOC_TRIM_THRESHOLD_: {', '.join(map(str, sorted(trim, key=str)))}")
     if not args.no_spark:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         from pyspark.sql import SparkSession

@@ -137,6 +137,19 @@ def evaluate(
         row in the input), when a query's rows reach two partitions, and when a partition of
         ``ddf`` gives the shuffle other rows than it gave the layout's reduction.
 
+    Notes
+    -----
+    The workers' memory setting weighs on the call's time. ``distributed`` starts its worker
+    processes with ``MALLOC_TRIM_THRESHOLD_=65536`` (its configuration key
+    ``distributed.nanny.pre-spawn-environ``), which also turns off glibc's dynamic mmap
+    threshold: every array of more than 128 KiB that Dask's shuffle or skrank's task
+    allocates is then a fresh map, its pages faulted in on first touch, on every call. Where
+    page faults are costly (virtual machines), those faults can take more of the workers'
+    time than the work (:ref:`dask-worker-memory`). Setting
+    that key's ``MALLOC_TRIM_THRESHOLD_`` to None before the cluster starts (``dask.config``)
+    leaves glibc's own trimming, at the cost of memory that the workers keep between tasks;
+    the choice is the user's, and skrank does not make it.
+
     Examples
     --------
     >>> import dask.dataframe as dd
