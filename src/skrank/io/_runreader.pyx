@@ -702,4 +702,52 @@ cdef void _scatter(const int32_t[::1] codes, int64_t[::1] b, index_t[::1] o) noe
             b[c] += 1
 
 
+
+# --- the ids as NumPy strings ----------------------------------------------------------------
+
+
+def ucs4_ids(const uint8_t[::1] buf, const int64_t[::1] start, const int32_t[::1] length,
+             uint32_t[:, ::1] out, int64_t row0=0):
+    """Decode the ids ``buf[start[i]:start[i] + length[i]]`` (UTF-8 the parser checked) into
+    rows ``row0 + i`` of ``out``, one code point per item (``out`` zeroed by the caller, viewed
+    as a NumPy ``str`` array of its width: the readers' public type); return the most code points
+    of an id. An id longer than the width, or a cut sequence, raises ``ValueError``."""
+    cdef int64_t n = start.shape[0], width = out.shape[1], i, p, stop, k, m, most = 0
+    cdef int64_t size = buf.shape[0]
+    cdef uint32_t c
+    cdef int need
+    cdef const uint8_t* b = &buf[0] if size else NULL
+    cdef uint32_t* row
+    if length.shape[0] != n or row0 < 0 or row0 + n > out.shape[0]:
+        raise ValueError("ucs4_ids: the arrays do not match")
+    with nogil:
+        for i in range(n):
+            p = start[i]
+            stop = p + length[i]
+            if p < 0 or stop > size or stop < p:
+                with gil:
+                    raise ValueError(f"ucs4_ids: id {i} is outside the buffer")
+            row = &out[row0 + i, 0]
+            m = 0
+            while p < stop:
+                c = b[p]
+                if c < 0x80:
+                    need = 0
+                elif c < 0xE0:
+                    need, c = 1, c & 0x1F
+                elif c < 0xF0:
+                    need, c = 2, c & 0x0F
+                else:
+                    need, c = 3, c & 0x07
+                if (need and p + need >= stop) or m >= width:
+                    with gil:
+                        raise ValueError(f"ucs4_ids: id {i} does not fit its row")
+                for k in range(1, need + 1):
+                    c = (c << 6) | (b[p + k] & 0x3F)
+                row[m] = c
+                m += 1
+                p += need + 1
+            most = max(most, m)
+    return most
+
 include "_runjoin.pxi"
