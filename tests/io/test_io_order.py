@@ -16,7 +16,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skrank.io._trec import sorted_repeat, string_order
+from skrank.io._columns import string_order
 
 PREFIXES = ["", "msmarco_doc_00_", "clueweb12-0000tw-", "D", "é"]
 IDS = st.builds(lambda p, s: p + s, st.sampled_from(PREFIXES),
@@ -53,16 +53,3 @@ def test_string_order_is_the_sort_by_group_then_utf8_bytes_then_row(case):
     assert same.tolist() == [key[a][:2] == key[b][:2] for a, b in
                              itertools.pairwise(expected)]
 
-
-@settings(max_examples=300, deadline=None)
-@given(groups_and_ids())
-def test_the_first_repeat_is_the_earliest_row_seen_before(case):
-    group, ids, chunks = case
-    seen: dict[tuple[int, str], int] = {}
-    expected = None
-    for i, key in enumerate(zip(group.tolist(), ids)):
-        if key in seen:
-            expected = (seen[key], i)
-            break
-        seen[key] = i
-    assert sorted_repeat(*string_order(group, _column(ids, chunks))) == expected

@@ -1,4 +1,4 @@
-"""The pyarrow readers of TREC files (issue 12): trec_eval's parsing rules, and every data error
+"""The readers of TREC files (issue 12): trec_eval's parsing rules, and every data error
 named by its file and line.
 
 trec_eval reads scores with C's ``atof`` and labels with ``atol``: both take the longest prefix
@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import skrank.io._runfile
 from skrank import InputError
 from skrank.io import align_run_qrels, read_qrels, read_run, read_table
-from skrank.io._trec import iter_run_blocks
 
 RUN = "1 Q0 a 1 2.5 t\n1 Q0 b 2 1.5 t\n2 Q0 c 1 0.5 t\n"
 
@@ -125,30 +125,30 @@ def test_corrupt_compressed_data(tmp_path):
         read_run(path)
 
 
-def test_blocks_keep_line_numbers_across_the_file(tmp_path):
-    # small blocks: every error must still name the right line of the file
+def test_chunks_keep_line_numbers_across_the_file(tmp_path, monkeypatch):
+    # small chunks: every error must still name the right line of the file
+    monkeypatch.setattr(skrank.io._runfile, "_WHOLE_CHUNK", 256)
     lines = [f"{q} Q0 d{i} {i} {i / 10} t" for q in range(5) for i in range(30)]
     lines.insert(70, "# a comment")
     lines.insert(100, "")
     lines[130] = "3 Q0 dx 1 bad t"
     path = _write(tmp_path, "\n".join(lines) + "\n")
     with pytest.raises(InputError, match=r"run.txt, line 131: the score 'bad'"):
-        list(iter_run_blocks(path, chunk_bytes=256))
+        read_run(path)
     lines[130] = "3 Q0 dx 1 0.5 t"
+    lines[151] = "4 Q0 d3 0 0 t"  # the last line repeats line 126
     path = _write(tmp_path, "\r\n".join(lines) + "\r\n")
-    blocks = list(iter_run_blocks(path, chunk_bytes=256))
-    assert len(blocks) > 10
-    assert sum(len(b) for b in blocks) == 150
-    last = blocks[-1]
-    assert last.lines(len(last) - 1) == 152  # 150 results, a comment and a blank line
+    with pytest.raises(InputError, match=r"run.txt, line 152: document 'd3' is retrieved "
+                                         r"twice for query '4' \(first on line 126\)"):
+        read_run(path)
 
 
-def test_a_line_longer_than_a_block(tmp_path):
+def test_a_line_longer_than_a_chunk(tmp_path, monkeypatch):
+    monkeypatch.setattr(skrank.io._runfile, "_WHOLE_CHUNK", 64)
     doc = "d" * 1000
     path = _write(tmp_path, f"1 Q0 {doc} 1 1 t\n1 Q0 e 2 0.5 t\n")
-    blocks = list(iter_run_blocks(path, chunk_bytes=64))
-    assert sum(len(b) for b in blocks) == 2
-    assert blocks[0].doc[0].as_py() == doc
+    run = read_run(path)
+    assert run.doc_id.tolist() == [doc, "e"] and run.doc_id.dtype == "<U1000"
 
 
 # ---------------------------------------------------------------- tables

@@ -1,10 +1,10 @@
 """The compiled reader and join of ``skrank eval``'s TREC path (``skrank.io._runfile``).
 
-References: the pyarrow readers (``read_run``, ``read_qrels``, ``align_run_qrels``), whose
-rules and messages the compiled path must repeat; Python's ``float`` and ``int`` for the
-numbers; Python's byte-string order for trec_eval's docno order; and the same reader with
-every document hash equal (``hash_mask=0``), where only the byte comparisons can tell ids
-apart.
+References: the public messages of ``read_run`` and ``read_qrels`` (which read through the
+same reader), pinned as exact strings for every way of reading a file; the pyarrow join of
+``align_run_qrels``; Python's ``float`` and ``int`` for the numbers; Python's byte-string order
+for trec_eval's docno order; and the same reader with every document hash equal
+(``hash_mask=0``), where only the byte comparisons can tell ids apart.
 """
 
 from __future__ import annotations
@@ -72,69 +72,85 @@ def _message(call):
     return str(info.value)
 
 
-# ----------------------------------------------------------------- the same messages
+# ----------------------------------------------------------------- the public messages
 
 
+_SIX = "malformed line; expected at least 6 fields 'qid Q0 docno rank score tag'"
+_INFINITE = "is not a finite number (skrank ranks by finite scores)."
+_TWICE = "document 'a' is retrieved twice for query '1' (first on line 1); trec_eval " \
+    "refuses duplicate documents too."
 BAD_RUNS = [
-    "1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5\n",
-    "1 Q0 a 1 1.0 t\n# c\n1 Q0 b 2 high t\n",
-    "1 Q0 a 1 nan t\n",
-    "1 Q0 a 1 1 t\n1 Q0 b 1 -NaN t\n",
-    "1 Q0 a 1 inf t\n",
-    "1 Q0 a 1 -inf t\n",
-    "1 Q0 a 1 +Infinity t\n",
-    "1 Q0 a 1 1e400 t\n",
-    "1 Q0 a 1 -1e400 t\n",
-    "1 Q0 a 1 1_5 t\n",
-    "1 Q0 a 1 \u0661\u0665 t\n",
-    "1 Q0 a 1 0x10 t\n",
-    "1 Q0 a 1 1e t\n",
-    "1 Q0 a 1 1.5.2 t\n",
-    "1 Q0 a 1 . t\n",
-    "1 Q0 a\n",
-    "1\n",
-    "1 Q0 a 1 1 t\n2 Q0 a 1 1 t\n\n1 Q0 a 2 0.5 t\n",
-    "1 Q0 a 1 2.5 t\r\r1 Q0 b 2 x t\r",
-    "1 Q0 a 1 2.5 t\r\n1 Q0 b 2 1 t\r1 Q0 c 3 x t\n",
-    "\ufeff1 Q0 a 1 1 t\n1 Q0 a 2 1 t\n",
-    "  1\tQ0 a 1 1 t\n\f\n1 Q0\tb  2 1 t  \n1 Q0 a 3 0 t\n",
-    b"1 Q0 a 1 1 t\n1 Q0 caf\xe9 2 0.5 t\n",
-    b"1 Q0 a 1 1 t\n\xff Q0 b 2 0.5 t\n",
-    "# only a comment\n\n",
+    ("1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5\n",
+     f", line 2: {_SIX}, got 5: '1 Q0 b 2 0.5'."),
+    ("1 Q0 a 1 1.0 t\n# c\n1 Q0 b 2 high t\n", ", line 3: the score 'high' is not a number."),
+    ("1 Q0 a 1 nan t\n", ", line 1: the score is NaN."),
+    ("1 Q0 a 1 1 t\n1 Q0 b 1 -NaN t\n", ", line 2: the score is NaN."),
+    ("1 Q0 a 1 inf t\n", f", line 1: the score 'inf' {_INFINITE}"),
+    ("1 Q0 a 1 -inf t\n", f", line 1: the score '-inf' {_INFINITE}"),
+    ("1 Q0 a 1 +Infinity t\n", f", line 1: the score '+Infinity' {_INFINITE}"),
+    ("1 Q0 a 1 1e400 t\n", f", line 1: the score '1e400' {_INFINITE}"),
+    ("1 Q0 a 1 -1e400 t\n", f", line 1: the score '-1e400' {_INFINITE}"),
+    ("1 Q0 a 1 1_5 t\n", ", line 1: the score '1_5' is not a number."),
+    ("1 Q0 a 1 \u0661\u0665 t\n", ", line 1: the score '\u0661\u0665' is not a number."),
+    ("1 Q0 a 1 0x10 t\n", ", line 1: the score '0x10' is not a number."),
+    ("1 Q0 a 1 1e t\n", ", line 1: the score '1e' is not a number."),
+    ("1 Q0 a 1 1.5.2 t\n", ", line 1: the score '1.5.2' is not a number."),
+    ("1 Q0 a 1 . t\n", ", line 1: the score '.' is not a number."),
+    ("1 Q0 a\n", f", line 1: {_SIX}, got 3: '1 Q0 a'."),
+    ("1\n", f", line 1: {_SIX}, got 1: '1'."),
+    ("1 Q0 a 1 1 t\n2 Q0 a 1 1 t\n\n1 Q0 a 2 0.5 t\n",
+     f", line 4: {_TWICE}"),
+    ("1 Q0 a 1 2.5 t\r\r1 Q0 b 2 x t\r", ", line 3: the score 'x' is not a number."),
+    ("1 Q0 a 1 2.5 t\r\n1 Q0 b 2 1 t\r1 Q0 c 3 x t\n",
+     ", line 3: the score 'x' is not a number."),
+    ("\ufeff1 Q0 a 1 1 t\n1 Q0 a 2 1 t\n",
+     f", line 2: {_TWICE}"),
+    ("  1\tQ0 a 1 1 t\n\f\n1 Q0\tb  2 1 t  \n1 Q0 a 3 0 t\n",
+     f", line 4: {_TWICE}"),
+    (b"1 Q0 a 1 1 t\n1 Q0 caf\xe9 2 0.5 t\n", ", line 2: the file is not valid UTF-8 text."),
+    (b"1 Q0 a 1 1 t\n\xff Q0 b 2 0.5 t\n", ", line 2: the file is not valid UTF-8 text."),
+    ("# only a comment\n\n", ": no results (the file is empty or only has comments)."),
 ]
 
 
-@pytest.mark.parametrize("text", BAD_RUNS)
+@pytest.mark.parametrize(("text", "message"), BAD_RUNS)
 @pytest.mark.parametrize("chunk", [None, 7, 1 << 20])
-def test_bad_runs_give_the_pyarrow_readers_message(tmp_path, text, chunk):
+def test_bad_runs_give_the_public_message(tmp_path, text, message, chunk):
     path = _write(tmp_path, text)
-    expected = _message(lambda: read_run(path))
-    if "no results" in expected:  # the CLI says so when no row came
+    assert _message(lambda: read_run(path)) == f"{path}{message}"
+    if "no results" in message:  # the CLI says so when no row came
         assert _new_run(path, chunk)[0] == []
         return
-    assert _message(lambda: _new_run(path, chunk)) == expected
+    assert _message(lambda: _new_run(path, chunk)) == f"{path}{message}"
 
 
+_LABEL = "is not an integer (of at most 18 digits)."
 BAD_QRELS = [
-    "1 0 a 1\n1 0 b\n",
-    "# c\n1 0 a 1\n1 0 b 1 extra\n",
-    "1 0 a 1\n\n1 0 b x\n",
-    "1 0 a 1.5\n",
-    "1 0 a 1_0\n",
-    "1 0 a \u0661\n",
-    "1 0 a 99999999999999999999\n",
-    "1 0 a +\n",
-    "1 0 a 1\n2 0 a 0\n1 0 a 0\n",
-    "1 0 a 1\r1 0 b 0\r2 0 c 1\r1 0 b 3\r",
-    b"1 0 a 1\n1 0 \xc3 1\n",
-    "# only a comment\n",
+    ("1 0 a 1\n1 0 b\n",
+     ", line 2: malformed line; expected 4 fields 'qid iter docno rel', got 3: '1 0 b'."),
+    ("# c\n1 0 a 1\n1 0 b 1 extra\n", ", line 3: malformed line; expected 4 fields "
+     "'qid iter docno rel', got 5: '1 0 b 1 extra'."),
+    ("1 0 a 1\n\n1 0 b x\n", f", line 3: the relevance label 'x' {_LABEL}"),
+    ("1 0 a 1.5\n", f", line 1: the relevance label '1.5' {_LABEL}"),
+    ("1 0 a 1_0\n", f", line 1: the relevance label '1_0' {_LABEL}"),
+    ("1 0 a \u0661\n", f", line 1: the relevance label '\u0661' {_LABEL}"),
+    ("1 0 a 99999999999999999999\n",
+     f", line 1: the relevance label '99999999999999999999' {_LABEL}"),
+    ("1 0 a +\n", f", line 1: the relevance label '+' {_LABEL}"),
+    ("1 0 a 1\n2 0 a 0\n1 0 a 0\n", ", line 3: document 'a' is judged twice for query '1' "
+     "(first on line 1); trec_eval refuses duplicate judgements too."),
+    ("1 0 a 1\r1 0 b 0\r2 0 c 1\r1 0 b 3\r", ", line 4: document 'b' is judged twice for "
+     "query '1' (first on line 2); trec_eval refuses duplicate judgements too."),
+    (b"1 0 a 1\n1 0 \xc3 1\n", ", line 2: the file is not valid UTF-8 text."),
+    ("# only a comment\n", ": no judgements (the file is empty or only has comments)."),
 ]
 
 
-@pytest.mark.parametrize("text", BAD_QRELS)
-def test_bad_qrels_give_the_pyarrow_readers_message(tmp_path, text):
+@pytest.mark.parametrize(("text", "message"), BAD_QRELS)
+def test_bad_qrels_give_the_public_message(tmp_path, text, message):
     path = _write(tmp_path, text, "qrels.txt")
-    assert _message(lambda: read_qrels_file(path)) == _message(lambda: read_qrels(path))
+    assert _message(lambda: read_qrels(path)) == f"{path}{message}"
+    assert _message(lambda: read_qrels_file(path)) == f"{path}{message}"
 
 
 # ----------------------------------------------------------------- values

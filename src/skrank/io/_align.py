@@ -12,19 +12,8 @@ from .._validation import Interval, Options, param_error, public_name, validate_
 from ..conventions import SCORE_PRECISIONS
 from ..exceptions import InputError
 from ._arrow import import_pyarrow
-from ._common import where
-from ._trec import (
-    LineMap,
-    Qrels,
-    Run,
-    RunBlock,
-    _chunks,
-    encode,
-    first_repeat,
-    string_order,
-    string_ranks,
-    to_str_array,
-)
+from ._columns import encode, first_repeat, string_order, string_ranks, to_str_array
+from ._trec import Qrels, Run
 
 __all__ = ["AlignedRun", "align_run_qrels"]
 
@@ -99,6 +88,28 @@ class AlignedRun:
 
 
 @dataclass
+class RunBlock:
+    """Rows of a run: pyarrow string columns and float64 scores (built from a :class:`Run`).
+
+    ``codes``, when known, is the topic ids encoded once: ``(codes, dictionary)`` with
+    ``dictionary.take(codes)`` equal to ``qid`` (which may then be None).
+    """
+
+    qid: Any
+    doc: Any
+    score: np.ndarray
+    tag: str
+    codes: tuple[np.ndarray, Any] | None = None
+
+    def __len__(self) -> int:
+        return int(self.score.shape[0])
+
+
+def _chunks(column: Any) -> list[Any]:
+    return list(column.chunks) if hasattr(column, "chunks") else [column]
+
+
+@dataclass
 class QrelsIndex:
     """Judgements grouped by topic for joining runs with them, batch after batch.
 
@@ -112,7 +123,6 @@ class QrelsIndex:
     order: np.ndarray
     doc: Any
     rel: np.ndarray
-    lines: LineMap | None
     source: str
 
     @property
@@ -124,30 +134,28 @@ class QrelsIndex:
         return to_str_array(self.topics.take(np.asarray(codes, dtype=np.int64)))
 
 
-def index_qrels(qid: Any, doc: Any, rel: np.ndarray, source: str,
-                lines: LineMap | None = None) -> QrelsIndex:
+def index_qrels(qid: Any, doc: Any, rel: np.ndarray, source: str) -> QrelsIndex:
     """Group judgements (pyarrow string columns and int labels) by topic.
 
-    Without ``lines`` (hand-built objects) a repeated (query, document) pair is reported
-    without line numbers.
+    The objects may be built by hand: a repeated (query, document) pair is reported without
+    line numbers.
     """
     qcode, qdict = encode(qid)
     rank = string_ranks(qdict)
     topic = rank[qcode]
-    if lines is None:
-        dcode, ddict = encode(doc)
-        repeat = first_repeat(topic * max(len(ddict), 1) + dcode)
-        if repeat is not None:
-            b = repeat[1]
-            raise InputError(
-                f"{source}: document {doc[b].as_py()!r} appears twice for query "
-                f"{qid[b].as_py()!r} in the qrels."
-            )
+    dcode, ddict = encode(doc)
+    repeat = first_repeat(topic * max(len(ddict), 1) + dcode)
+    if repeat is not None:
+        b = repeat[1]
+        raise InputError(
+            f"{source}: document {doc[b].as_py()!r} appears twice for query "
+            f"{qid[b].as_py()!r} in the qrels."
+        )
     order = np.argsort(topic, kind="stable")
     counts = np.bincount(topic, minlength=len(qdict))
     stop = np.cumsum(counts)
     return QrelsIndex(qdict.take(np.argsort(rank)), stop - counts, stop, order, doc,
-                      np.asarray(rel), lines, source)
+                      np.asarray(rel), source)
 
 
 @dataclass
@@ -196,8 +204,7 @@ def join(index: QrelsIndex, run: RunBlock, *, run_source: str, run_only: str = "
 
     ``extra_topics`` (codes of ``index``) adds judged topics without any row in ``run``, as
     unretrieved rows only. ``float32`` orders the scores as float32 for the ``max_docs`` cut
-    (trec_eval 9). Raises on a document retrieved twice for a topic (naming the lines when
-    ``run.lines`` is known).
+    (trec_eval 9). Raises on a document retrieved twice for a topic.
     """
     pa, _, pc = import_pyarrow("align_run_qrels")
     n = len(run)
@@ -243,17 +250,9 @@ def join(index: QrelsIndex, run: RunBlock, *, run_source: str, run_only: str = "
     twice = hi < n
     if twice.any():
         b = int(hi[twice].min())
-        starts = np.flatnonzero(np.r_[True, ~same])
-        a = int(by_doc[starts[np.searchsorted(starts, tie[b], side="right") - 1]])
         doc, topic = run.doc[b].as_py(), qdict[int(qcode[b])].as_py()
-        if run.lines is None:
-            raise InputError(f"{run_source}: document {doc!r} appears twice for query "
-                             f"{topic!r} in the run.")
-        raise InputError(
-            f"{where(run_source, run.lines(b))}: document {doc!r} is retrieved twice for query "
-            f"{topic!r} (first on line {run.lines(a)}); trec_eval refuses duplicate documents "
-            "too."
-        )
+        raise InputError(f"{run_source}: document {doc!r} appears twice for query "
+                         f"{topic!r} in the run.")
 
     kept = np.flatnonzero(rlocal >= 0)
     if max_docs is not None and kept.size:
@@ -422,9 +421,8 @@ def align_run_qrels(
     rows = RunBlock(
         pa.array(np.asarray(run.qid).astype(str), type=pa.string()),
         pa.array(np.asarray(run.doc_id).astype(str), type=pa.string()),
-        np.asarray(run.score, dtype=np.float64), LineMap(), run.name,
+        np.asarray(run.score, dtype=np.float64), run.name,
     )
-    rows.lines = None  # hand-built: no line numbers
     seen = np.zeros(index.n_topics, dtype=bool)
     tq = encode_topics(index, rows.qid)
     seen[tq[tq >= 0]] = True

@@ -9,8 +9,9 @@ batch with the qrels into the flat arrays :func:`skrank.evaluate` takes, a
 :class:`~skrank.io._align.Joined` (``doc_rows``: the run's row, or ``-1 - j`` for
 judgement ``j``; no ``doc_source``).
 
-The parsing rules and the messages are those of the pyarrow readers of ``_trec.py``: every
-data error names the file and the line.
+The one place of skrank's TREC parsing rules: :func:`skrank.io.read_run` and
+:func:`skrank.io.read_qrels` read through :func:`read_run_arrays` and
+:func:`read_qrels_arrays`. Every data error names the file and the line.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from ._align import Joined
 from ._arrow import open_binary
 from ._common import Source, source_name, where
 
-__all__ = ["Interleaved", "QrelsFile", "RunRows", "iter_topic_batches", "join_batch",
-           "read_qrels_file", "read_run_whole"]
+__all__ = ["Interleaved", "QrelsFile", "RunRows", "id_strings", "iter_topic_batches",
+           "join_batch", "read_qrels_arrays", "read_qrels_file", "read_run_arrays",
+           "read_run_whole"]
 
 _BOM = b"\xef\xbb\xbf"
 #: the first bytes of gzip, bz2 and xz data (open_binary decompresses them)
@@ -519,6 +521,69 @@ def read_run_whole(source: Source, *, hash_mask: int = _ALL_BITS) -> tuple[RunRo
     rows = RunRows(source_name(source), src.buf, src.begin, 1, qcode, dstart, dlen, score,
                    [t.decode("utf-8") for t in topics], hash_mask)
     return rows, tag.decode("utf-8", "replace"), n
+
+
+# ------------------------------------------------------------------------------ the readers
+
+
+#: ids are decoded this many rows at a time, the pages of a mapped file given back behind
+_DECODE_ROWS = 1 << 20
+
+
+def id_strings(buf: Any, dstart: np.ndarray, dlen: np.ndarray) -> np.ndarray:
+    """The ids ``buf[dstart[i]: dstart[i] + dlen[i]]`` (UTF-8 the parser checked), in row
+    order, as a NumPy ``str`` array as wide as the longest id (what ``np.array(ids,
+    dtype=str)`` gives), decoded by the compiled reader with no Python per row. The rows
+    follow the buffer: the pages of a mapped file are given back behind the decoding."""
+    n = int(dstart.shape[0])
+    if not n:
+        return np.array([], dtype="<U1")
+    bound = max(int(dlen.max()), 1)  # code points: at most one per byte
+    size = n * bound
+    # an anonymous map is zeroed by the system (see :func:`_empty`)
+    units = _empty(size, np.uint32) if 4 * size >= _HUGE_BYTES else np.zeros(size, np.uint32)
+    units = units.reshape(n, bound)
+    most = 0
+    for lo in range(0, n, _DECODE_ROWS):
+        hi = min(lo + _DECODE_ROWS, n)
+        most = max(most, R.ucs4_ids(buf, dstart[lo:hi], dlen[lo:hi], units, lo))
+        _release(buf, int(dstart[hi]) if hi < n else None)
+    out = units.view(np.dtype((np.str_, bound))).reshape(n)
+    return out if most == bound else out.astype(np.dtype((np.str_, max(most, 1))))
+
+
+def read_run_arrays(source: Source) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """A whole run for :func:`skrank.io.read_run`: ``(qid, doc_id, score, tag of the last
+    line)``, in file order, the ids as NumPy ``str`` arrays.
+
+    Raises :class:`InputError` naming the file and line of a malformed line, a score that
+    is not a finite number, or a document retrieved twice for a topic; or on a file with no
+    results.
+    """
+    rows, tag, n = read_run_whole(source)
+    if not n:
+        raise InputError(f"{rows.source}: no results (the file is empty or only has "
+                         "comments).")
+    order, bounds = rows.grouped()
+    rows.check(order, bounds, np.arange(len(rows.topics), dtype=np.int64))
+    del order, bounds
+    topics = np.array(rows.topics, dtype=str)
+    qid = topics[rows.qcode]
+    doc = id_strings(rows.buf, rows.dstart, rows.dlen)
+    return qid, doc, rows.score, tag
+
+
+def read_qrels_arrays(source: Source) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """A whole qrels file for :func:`skrank.io.read_qrels`: ``(qid, doc_id, rel, name of
+    the source)``, in file order (see :func:`read_qrels_file` for the errors)."""
+    qrels = read_qrels_file(source)
+    codes = np.empty(len(qrels), dtype=np.int64)
+    codes[qrels.order] = np.repeat(np.arange(qrels.n_topics, dtype=np.int64),
+                                   np.diff(qrels.bounds))
+    qid = qrels.topics[codes]
+    del codes
+    doc = id_strings(qrels.buf, qrels.dstart, qrels.dlen)
+    return qid, doc, qrels.rel, qrels.source
 
 
 def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: Any, *,

@@ -438,7 +438,7 @@ def _first_not_number(values: Any, pa: Any) -> int:
 
 def _as_str(values: Any, pa: Any) -> np.ndarray:
     """A column as a numpy str array."""
-    from ._trec import to_str_array
+    from ._columns import to_str_array
 
     if pa.types.is_dictionary(values.type):
         values = values.cast(values.type.value_type)
@@ -452,7 +452,7 @@ def _as_str(values: Any, pa: Any) -> np.ndarray:
 
 def _repeated_pair(qid: Any, doc: Any) -> tuple[int, int] | None:
     """(first row, repeating row) of the earliest (query, document) pair met twice."""
-    from ._trec import encode, first_repeat
+    from ._columns import encode, first_repeat
 
     qcode, _ = encode(qid)
     dcode, ddict = encode(doc)
