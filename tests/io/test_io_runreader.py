@@ -1,4 +1,5 @@
-"""The compiled reader and join of ``skrank eval``'s TREC path (``skrank.io._runfile``).
+"""The compiled reader and join of ``skrank eval``'s TREC path (``skrank.io._runfile``,
+``skrank.io._runbatches``).
 
 References: the public messages of ``read_run`` and ``read_qrels`` (which read through the
 same reader), pinned as exact strings for every way of reading a file; the pyarrow join of
@@ -26,13 +27,8 @@ from skrank import InputError, evaluate
 from skrank.io import _runreader as R
 from skrank.io import align_run_qrels, read_qrels, read_run
 from skrank.io._pipeline import Prefetch, ordered_map, prefetched
-from skrank.io._runfile import (
-    Interleaved,
-    iter_topic_batches,
-    join_batch,
-    read_qrels_file,
-    read_run_whole,
-)
+from skrank.io._runbatches import iter_topic_batches, join_batch
+from skrank.io._runfile import Interleaved, read_qrels_file, read_run_whole
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "trec_eval"
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 2\n"

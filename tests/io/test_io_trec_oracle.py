@@ -27,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import skrank.io._runfile
+import skrank.io._trec
 from skrank import InputError
 from skrank.io import Qrels, Run, read_qrels, read_run
 
@@ -111,9 +112,12 @@ def _source(text: str, kind: str, compress: str, tmp: Path):
 
 
 @contextlib.contextmanager
-def _chunks(chunk: int | None, split: int | None):
-    """The reader's chunk and split sizes, made small to cut the text in many places."""
+def _chunks(chunk: int | None, split: int | None, decode: int | None = None):
+    """The reader's chunk and split sizes, made small to cut the text in many places, and the
+    rows of ids decoded at a time (the pages of a mapped file given back behind them)."""
     with contextlib.ExitStack() as stack:
+        if decode is not None:
+            stack.enter_context(mock.patch.object(skrank.io._trec, "_DECODE_ROWS", decode))
         if chunk is not None:
             stack.enter_context(mock.patch.object(skrank.io._runfile, "_WHOLE_CHUNK", chunk))
         if split is not None:
@@ -123,16 +127,16 @@ def _chunks(chunk: int | None, split: int | None):
 
 READING = st.tuples(st.sampled_from(["path", "pathlike", "binary", "text"]),
                     st.sampled_from(list(COMPRESS)), st.sampled_from([None, 1, 7, 64]),
-                    st.sampled_from([None, 40]))
+                    st.sampled_from([None, 40]), st.sampled_from([None, 1, 3]))
 
 
 def _read(text, qrels, reading, tmp):
     """``(read, name)``: a call reading ``text`` as ``reading`` says, and the file's name."""
-    kind, compress, chunk, split = reading
+    kind, compress, chunk, split, decode = reading
     source, name = _source(text, kind, compress, tmp)
 
     def read():
-        with _chunks(chunk, split):
+        with _chunks(chunk, split, decode):
             return (read_qrels if qrels else read_run)(source)
 
     return read, name

@@ -55,7 +55,7 @@ def _read_ahead(path: str, state: _RunState, chunk_bytes: int) -> Any:
     a few blocks ahead, so that the reading goes on while the qrels are read (the join
     waits for them)."""
     from ..io._pipeline import Prefetch
-    from ..io._runfile import iter_topic_batches
+    from ..io._runbatches import iter_topic_batches
 
     return Prefetch(iter_topic_batches(path, chunk_bytes, state.topics, state), ahead=_AHEAD)
 
@@ -127,7 +127,7 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
     The first batch is read while the qrels are; an error of the qrels is raised before one
     of the run."""
     from ..io._pipeline import ordered_map
-    from ..io._runfile import join_batch
+    from ..io._runbatches import join_batch
     from ..metrics._evaluate import evaluate
 
     batches = iter(batches)
@@ -223,7 +223,8 @@ def _evaluate_run(path: str, qrels_reader: _QrelsReader, args: argparse.Namespac
                   plan: _Plan, qrels_only: str, progress: _Progress) -> _RunResult:
     """Read a run (in batches of whole topics when it can), join it with the qrels and
     evaluate it; per-query results only are kept (and the rows, for figures)."""
-    from ..io._runfile import Interleaved, join_batch
+    from ..io._runbatches import join_batch
+    from ..io._runfile import Interleaved
     from ..metrics._evaluate import evaluate
 
     float32, docid = _score_order(plan.conv)

@@ -164,7 +164,7 @@ class Joined:
 
     Rows are grouped by ``code`` (ascending: topics sorted as strings); within a topic the
     retrieved documents come first in file order (or in trec_eval's order, from
-    ``skrank.io._runfile.join_batch(in_order=True)``), then the judged documents not
+    ``skrank.io._runbatches.join_batch(in_order=True)``), then the judged documents not
     retrieved, in qrels order. ``tiekey`` is unique within a topic, and among rows of equal
     score the greater key has the greater document id (``ties="docid"`` ranks it first).
     """

@@ -1,17 +1,11 @@
-"""TREC runs and qrels read by the compiled reader, and joined batch by batch.
+"""TREC runs and qrels read by the compiled reader: the one place of skrank's TREC parsing
+rules, where every data error names the file and the line.
 
-The path of ``skrank eval`` on TREC files: no pyarrow, no pandas. A qrels file is read whole
-into a :class:`QrelsFile` (its bytes and its rows, grouped by topic); a
-run is read in batches of whole topics while its topics come in contiguous blocks
-(:func:`iter_topic_batches`, raising :class:`Interleaved` when a topic comes back) or whole
-(:func:`read_run_whole`, then :meth:`RunRows.topic_batches`). :func:`join_batch` joins a
-batch with the qrels into the flat arrays :func:`skrank.evaluate` takes, a
-:class:`~skrank.io._align.Joined` (``doc_rows``: the run's row, or ``-1 - j`` for
-judgement ``j``; no ``doc_source``).
-
-The one place of skrank's TREC parsing rules: :func:`skrank.io.read_run` and
-:func:`skrank.io.read_qrels` read through :func:`read_run_arrays` and
-:func:`read_qrels_arrays`. Every data error names the file and the line.
+A qrels file is read whole into a :class:`QrelsFile` (its bytes and its rows, grouped by
+topic); a run whole by :func:`read_run_whole` (then :meth:`RunRows.topic_batches`), or in
+batches of whole topics by :mod:`skrank.io._runbatches`, which also joins each batch with the
+qrels (the path of ``skrank eval``). :func:`skrank.io.read_run` and
+:func:`skrank.io.read_qrels` read whole files through this module too. No pyarrow, no pandas.
 """
 
 from __future__ import annotations
@@ -19,7 +13,6 @@ from __future__ import annotations
 import mmap
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,13 +20,10 @@ import numpy as np
 
 from ..exceptions import InputError
 from . import _runreader as R
-from ._align import Joined
 from ._arrow import open_binary
 from ._common import Source, source_name, where
 
-__all__ = ["Interleaved", "QrelsFile", "RunRows", "id_strings", "iter_topic_batches",
-           "join_batch", "read_qrels_arrays", "read_qrels_file", "read_run_arrays",
-           "read_run_whole"]
+__all__ = ["Interleaved", "QrelsFile", "RunRows", "read_qrels_file", "read_run_whole"]
 
 _BOM = b"\xef\xbb\xbf"
 #: the first bytes of gzip, bz2 and xz data (open_binary decompresses them)
@@ -521,289 +511,3 @@ def read_run_whole(source: Source, *, hash_mask: int = _ALL_BITS) -> tuple[RunRo
     rows = RunRows(source_name(source), src.buf, src.begin, 1, qcode, dstart, dlen, score,
                    [t.decode("utf-8") for t in topics], hash_mask)
     return rows, tag.decode("utf-8", "replace"), n
-
-
-# ------------------------------------------------------------------------------ the readers
-
-
-#: ids are decoded this many rows at a time, the pages of a mapped file given back behind
-_DECODE_ROWS = 1 << 20
-
-
-def id_strings(buf: Any, dstart: np.ndarray, dlen: np.ndarray) -> np.ndarray:
-    """The ids ``buf[dstart[i]: dstart[i] + dlen[i]]`` (UTF-8 the parser checked), in row
-    order, as a NumPy ``str`` array as wide as the longest id (what ``np.array(ids,
-    dtype=str)`` gives), decoded by the compiled reader with no Python per row. The rows
-    follow the buffer: the pages of a mapped file are given back behind the decoding."""
-    n = int(dstart.shape[0])
-    if not n:
-        return np.array([], dtype="<U1")
-    bound = max(int(dlen.max()), 1)  # code points: at most one per byte
-    size = n * bound
-    # an anonymous map is zeroed by the system (see :func:`_empty`)
-    units = _empty(size, np.uint32) if 4 * size >= _HUGE_BYTES else np.zeros(size, np.uint32)
-    units = units.reshape(n, bound)
-    most = 0
-    for lo in range(0, n, _DECODE_ROWS):
-        hi = min(lo + _DECODE_ROWS, n)
-        most = max(most, R.ucs4_ids(buf, dstart[lo:hi], dlen[lo:hi], units, lo))
-        _release(buf, int(dstart[hi]) if hi < n else None)
-    out = units.view(np.dtype((np.str_, bound))).reshape(n)
-    return out if most == bound else out.astype(np.dtype((np.str_, max(most, 1))))
-
-
-def read_run_arrays(source: Source) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
-    """A whole run for :func:`skrank.io.read_run`: ``(qid, doc_id, score, tag of the last
-    line)``, in file order, the ids as NumPy ``str`` arrays.
-
-    Raises :class:`InputError` naming the file and line of a malformed line, a score that
-    is not a finite number, or a document retrieved twice for a topic; or on a file with no
-    results.
-    """
-    rows, tag, n = read_run_whole(source)
-    if not n:
-        raise InputError(f"{rows.source}: no results (the file is empty or only has "
-                         "comments).")
-    order, bounds = rows.grouped()
-    rows.check(order, bounds, np.arange(len(rows.topics), dtype=np.int64))
-    del order, bounds
-    topics = np.array(rows.topics, dtype=str)
-    qid = topics[rows.qcode]
-    doc = id_strings(rows.buf, rows.dstart, rows.dlen)
-    return qid, doc, rows.score, tag
-
-
-def read_qrels_arrays(source: Source) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
-    """A whole qrels file for :func:`skrank.io.read_qrels`: ``(qid, doc_id, rel, name of
-    the source)``, in file order (see :func:`read_qrels_file` for the errors)."""
-    qrels = read_qrels_file(source)
-    codes = np.empty(len(qrels), dtype=np.int64)
-    codes[qrels.order] = np.repeat(np.arange(qrels.n_topics, dtype=np.int64),
-                                   np.diff(qrels.bounds))
-    qid = qrels.topics[codes]
-    del codes
-    doc = id_strings(qrels.buf, qrels.dstart, qrels.dlen)
-    return qid, doc, qrels.rel, qrels.source
-
-
-def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: Any, *,
-                       hash_mask: int = _ALL_BITS) -> Iterator[RunRows]:
-    """Batches of whole topics of a run read about ``chunk_bytes`` at a time.
-
-    A plain file is mapped and parsed a window at a time (no copy of its bytes; the caller
-    gives the pages of finished batches back with :meth:`RunRows.release`); a compressed
-    file or a stream is read in blocks. Each batch is grouped by topic (:func:`join_batch`
-    looks for repeated documents). The topics of each batch are added to ``seen``; a topic
-    met in an earlier batch raises :class:`Interleaved`. ``state.n_rows`` and ``state.tag``
-    follow the reading.
-    """
-    name = source_name(source)
-    fh = _plain_file(source)
-    if fh is not None:
-        with fh:
-            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        yield from _mapped_batches(mm, name, chunk_bytes, seen, state, hash_mask)
-        return
-    stream, owned = open_binary(source)
-    try:
-        yield from _read_batches(stream, name, chunk_bytes, seen, state, hash_mask)
-    finally:
-        if owned:
-            stream.close()
-
-
-def _batch(name: str, buf: Any, begin: int, line: int, parsed: Any, eof: bool,
-           seen: set[str], state: Any, hash_mask: int) -> RunRows | None:
-    """The rows of whole topics of a parsed block (all of them at the end of the file, else
-    those before its last topic), grouped by topic; None if there are none."""
-    state.tag = parsed.tag.decode("utf-8", "replace")
-    stop = parsed.n_rows if eof else parsed.run_row
-    batch = _rows(name, buf, begin, line, parsed, stop, hash_mask)
-    _check_new_topics(batch, seen)
-    state.n_rows += stop
-    if not stop:
-        return None
-    batch.grouping = batch.grouped()  # here, in the reading thread, rather than in the join
-    return batch
-
-
-def _mapped_batches(mm: Any, name: str, chunk_bytes: int, seen: set[str], state: Any,
-                    hash_mask: int) -> Iterator[RunRows]:
-    size = len(mm)
-    pos = len(_BOM) if mm[: len(_BOM)] == _BOM else 0
-    line, step = 1, chunk_bytes
-    pool = _Pool()
-    while pos < size:
-        end = _chunk_end(mm, pos, size, step)
-        eof = end >= size
-        out = pool.take(R.capacity(end - pos, False))
-        parsed = _parse(mm, pos, end, name, line, False, out)
-        if not eof and not parsed.n_rows:  # comments and blank lines only
-            pos, line = end, line + parsed.n_lines
-            pool.give(out)
-            continue
-        if not eof and parsed.run_row == 0:  # one topic so far: a larger window
-            step *= 2
-            pool.give(out)
-            continue
-        step = chunk_bytes
-        batch = _batch(name, mm, pos, line, parsed, eof, seen, state, hash_mask)
-        if not eof:
-            line += parsed.run_line - 1
-            pos = parsed.run_at
-        del parsed
-        if batch is not None:
-            batch.window = True
-            batch.arrays, batch.pool = out, pool
-            yield batch
-        del batch
-        if eof:
-            return
-
-
-def _read_batches(stream: Any, name: str, chunk_bytes: int, seen: set[str], state: Any,
-                  hash_mask: int) -> Iterator[RunRows]:
-    pending = b""
-    line = 1
-    first = True
-    size = chunk_bytes
-    while True:
-        chunk = _read_stream(stream, size, name)
-        data = pending + chunk if pending else chunk
-        eof = not chunk
-        if first:  # a BOM is dropped: wait for its three bytes
-            if len(data) < len(_BOM) and not eof:
-                pending = data
-                continue
-            first = False
-            if data.startswith(_BOM):
-                data = data[len(_BOM):]
-        if eof:
-            end = len(data)
-        else:
-            # parse up to the last line end (a CR at the very end may start a CRLF)
-            stop = len(data) - 1 if data.endswith(b"\r") else len(data)
-            end = max(data.rfind(b"\n", 0, stop), data.rfind(b"\r", 0, stop)) + 1
-        parsed = _parse(data, 0, end, name, line, False) if end else None
-        if parsed is None or (not eof and parsed.run_row == 0):
-            # no line end yet, or one topic: read on (in larger steps)
-            pending = data
-            size = min(2 * size, 1 << 30)
-            if eof:
-                return
-            continue
-        size = chunk_bytes
-        batch = _batch(name, data, 0, line, parsed, eof, seen, state, hash_mask)
-        if not eof:
-            pending = data[parsed.run_at:]
-            line += parsed.run_line - 1
-        del parsed
-        if batch is not None:
-            yield batch
-        del batch
-        if eof:
-            return
-
-
-def _check_new_topics(batch: RunRows, seen: set[str]) -> None:
-    again = seen.intersection(batch.topics)
-    if again:
-        topic = min(again)
-        row = int(np.flatnonzero(batch.qcode == batch.topics.index(topic))[0])
-        raise Interleaved(topic, batch.lines(row))
-    seen.update(batch.topics)
-
-
-# ------------------------------------------------------------------------------ join
-
-
-def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore",
-               max_docs: int | None = None, float32: bool = False, in_order: bool = False,
-               extra_topics: np.ndarray | None = None,
-               grouped: tuple[np.ndarray, np.ndarray] | None = None,
-               topics: np.ndarray | None = None, ties_only: bool = True,
-               doc_rows: bool = True, buffers: dict | None = None) -> Joined:
-    """Join a batch of whole topics of a run with their judgements.
-
-    ``grouped`` is the run's ``(order, bounds)`` (see :meth:`RunRows.grouped`), ``topics``
-    the run's topics to take (by default every one with rows); ``extra_topics`` (codes of
-    ``qrels``) adds judged topics without rows, as unretrieved rows. ``float32``: trec_eval's
-    order compares the scores rounded to float32 (``score_precision="float32"``);
-    ``in_order``: each topic's retrieved rows come in that order rather than in file order
-    (the kernels find them sorted under ``ties="docid"``). Raises on a document retrieved
-    twice for a topic, naming both lines. ``ties_only``: a topic written in score order has
-    only its runs of tied scores sorted (False: every topic is merge-sorted; for tests).
-    ``doc_rows``: whether the joined rows say their run row (else ``doc_rows`` is empty).
-    ``buffers``: a dict (empty at first) whose arrays the rows are written to, kept there
-    for the next call (fresh memory costs its pages' zeroing): the rows of a join are then
-    valid only until the next join with the same buffers.
-    """
-    if run is not None and len(run):
-        order, bounds = (grouped if grouped is not None else
-                         run.grouping if run.grouping is not None else run.grouped())
-        present = _present(bounds) if topics is None else np.asarray(topics, dtype=np.int64)
-        names = [run.topics[t] for t in present.tolist()]
-    else:
-        order, bounds = np.zeros(1, dtype=qrels.order.dtype), np.zeros(1, dtype=np.int64)
-        present = np.zeros(0, dtype=np.int64)
-        names = []
-    tq = np.array([qrels.code_of.get(t, -1) for t in names], dtype=np.int64)
-    judged = tq >= 0
-    run_only_topics = np.sort(np.array([t for t, j in zip(names, judged.tolist()) if not j],
-                                       dtype=str))
-    keep = judged | (run_only == "include")
-    extra = np.zeros(0, dtype=np.int64) if extra_topics is None else extra_topics
-    emit_names = [t for t, k in zip(names, keep.tolist()) if k] + \
-        qrels.topics[extra].tolist()
-    emit_run = np.r_[present[keep], np.full(extra.shape[0], -1)].astype(np.int64)
-    emit_qrels = np.r_[tq[keep], extra].astype(np.int64)
-    by_name = np.array(sorted(range(len(emit_names)), key=emit_names.__getitem__),
-                       dtype=np.int64)
-    emit_run, emit_qrels = emit_run[by_name], emit_qrels[by_name]
-    topics = np.array(emit_names, dtype=str)[by_name] if emit_names else \
-        np.array([], dtype="<U1")
-    n_judged = qrels.bounds[emit_qrels + 1] - qrels.bounds[emit_qrels]
-    cap = int(np.where(emit_run >= 0, bounds[emit_run + 1] - bounds[emit_run], 0).sum()
-              + np.where(emit_qrels >= 0, n_judged, 0).sum())
-    cap = max(cap, 1)
-    if buffers is not None and buffers and buffers["code"].shape[0] >= cap:
-        code, tiekey, y_true, y_score, retrieved = (
-            buffers[k] for k in ("code", "tiekey", "y_true", "y_score", "retrieved"))
-    else:
-        code, tiekey = _empty(cap, np.int64), _empty(cap, np.int64)
-        y_true, y_score = _empty(cap, np.float64), _empty(cap, np.float64)
-        retrieved = _empty(cap, np.uint8)
-        if buffers is not None:
-            buffers.update(code=code, tiekey=tiekey, y_true=y_true, y_score=y_score,
-                           retrieved=retrieved)
-    src = _empty(cap if doc_rows else 0, np.int64)
-    candidates = np.zeros(len(emit_names), dtype=np.int64)
-    empty8 = np.zeros(0, dtype=np.uint8)
-    q_order = qrels.order
-    if q_order.dtype != order.dtype:  # one of them holds 2**31 rows or more
-        order, q_order = order.astype(np.int64), q_order.astype(np.int64)
-    if run is not None and (~keep).any():  # topics not joined: only their repeats
-        _, b, _ = R.first_repeat(run.buf, run.dstart, run.dlen, order, bounds,
-                                 present[~keep], run.hash_mask)
-        if b >= 0:
-            run.check(order, bounds, present)
-    n, n_negative, _, repeat = R.join_batch(
-        run.buf if run is not None and len(run) else empty8,
-        run.score if run is not None else np.zeros(0),
-        run.dstart if run is not None else np.zeros(0, dtype=np.int64),
-        run.dlen if run is not None else np.zeros(0, dtype=np.int32),
-        order, bounds, emit_run, emit_qrels,
-        qrels.buf, qrels.dstart, qrels.dlen, qrels.rel, q_order, qrels.bounds,
-        0 if max_docs is None else int(max_docs), float32, in_order,
-        code, tiekey, y_true, y_score, retrieved, src, candidates,
-        qrels.hash_mask & (run.hash_mask if run is not None else _ALL_BITS), ties_only,
-    )
-    if repeat >= 0 and run is not None:  # the earliest repeat of the batch, named
-        run.check(order, bounds, present)
-        raise AssertionError("join_batch: a repeat first_repeat misses")  # pragma: no cover
-    return Joined(
-        topics=topics, code=code[:n], tiekey=tiekey[:n], y_true=y_true[:n],
-        y_score=y_score[:n], retrieved=retrieved[:n].view(bool), doc_source=None,
-        doc_rows=src[:n] if doc_rows else src, run_only=run_only_topics, judged=tq[judged],
-        n_negative=int(n_negative), candidates=candidates,
-    )

@@ -9,17 +9,22 @@ a ``#`` anywhere else is an ordinary character, so ids such as
 ``msmarco_v2.1_doc_00_880019750#4_1633802806`` are read whole. Blank lines are skipped.
 
 The text is parsed by the compiled reader of ``skrank eval`` (``_runfile.py``, over
-``_runreader.pyx``): the parsing rules and their messages live there only.
+``_runreader.pyx``): the parsing rules and their messages live there only. Here the parsed
+ids become NumPy ``str`` arrays, decoded in compiled code.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .._validation import validate_params
+from ..exceptions import InputError
+from . import _runreader as R
 from ._common import Source, source_name
+from ._runfile import _HUGE_BYTES, _empty, _release, read_qrels_file, read_run_whole
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run"]
 
@@ -89,6 +94,67 @@ class Run:
         return np.unique(self.qid)
 
 
+#: ids are decoded this many rows at a time, the pages of a mapped file given back behind
+_DECODE_ROWS = 1 << 20
+
+
+def id_strings(buf: Any, dstart: np.ndarray, dlen: np.ndarray) -> np.ndarray:
+    """The ids ``buf[dstart[i]: dstart[i] + dlen[i]]`` (UTF-8 the parser checked), in row
+    order, as a NumPy ``str`` array as wide as the longest id (what ``np.array(ids,
+    dtype=str)`` gives), decoded by the compiled reader with no Python per row. The rows
+    follow the buffer: the pages of a mapped file are given back behind the decoding."""
+    n = int(dstart.shape[0])
+    if not n:
+        return np.array([], dtype="<U1")
+    bound = max(int(dlen.max()), 1)  # code points: at most one per byte
+    size = n * bound
+    # an anonymous map is zeroed by the system (see :func:`~skrank.io._runfile._empty`)
+    units = _empty(size, np.uint32) if 4 * size >= _HUGE_BYTES else np.zeros(size, np.uint32)
+    units = units.reshape(n, bound)
+    most = 0
+    for lo in range(0, n, _DECODE_ROWS):
+        hi = min(lo + _DECODE_ROWS, n)
+        most = max(most, R.ucs4_ids(buf, dstart[lo:hi], dlen[lo:hi], units, lo))
+        _release(buf, int(dstart[hi]) if hi < n else None)
+    out = units.view(np.dtype((np.str_, bound))).reshape(n)
+    return out if most == bound else out.astype(np.dtype((np.str_, max(most, 1))))
+
+
+def read_run_arrays(source: Source) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """A whole run for :func:`skrank.io.read_run`: ``(qid, doc_id, score, tag of the last
+    line)``, in file order, the ids as NumPy ``str`` arrays.
+
+    Raises :class:`InputError` naming the file and line of a malformed line, a score that
+    is not a finite number, or a document retrieved twice for a topic; or on a file with no
+    results.
+    """
+    rows, tag, n = read_run_whole(source)
+    if not n:
+        raise InputError(f"{rows.source}: no results (the file is empty or only has "
+                         "comments).")
+    order, bounds = rows.grouped()
+    rows.check(order, bounds, np.arange(len(rows.topics), dtype=np.int64))
+    del order, bounds
+    topics = np.array(rows.topics, dtype=str)
+    qid = topics[rows.qcode]
+    doc = id_strings(rows.buf, rows.dstart, rows.dlen)
+    return qid, doc, rows.score, tag
+
+
+def read_qrels_arrays(source: Source) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """A whole qrels file for :func:`skrank.io.read_qrels`: ``(qid, doc_id, rel, name of
+    the source)``, in file order (the errors: see
+    :func:`~skrank.io._runfile.read_qrels_file`)."""
+    qrels = read_qrels_file(source)
+    codes = np.empty(len(qrels), dtype=np.int64)
+    codes[qrels.order] = np.repeat(np.arange(qrels.n_topics, dtype=np.int64),
+                                   np.diff(qrels.bounds))
+    qid = qrels.topics[codes]
+    del codes
+    doc = id_strings(qrels.buf, qrels.dstart, qrels.dlen)
+    return qid, doc, qrels.rel, qrels.source
+
+
 @validate_params({})  # source: opened in the body, whose errors name the file and the line
 def read_qrels(source: Source) -> Qrels:
     """Read a TREC qrels file (``qid iter docno rel``).
@@ -125,8 +191,6 @@ def read_qrels(source: Source) -> Qrels:
     >>> qrels.qid, qrels.doc_id, qrels.rel
     (array(['301', '301'], dtype='<U3'), array(['FT-1', 'doc#7'], dtype='<U5'), array([2, 0]))
     """
-    from ._runfile import read_qrels_arrays  # (which imports the join, which imports this)
-
     qid, doc_id, rel, name = read_qrels_arrays(source)
     return Qrels(qid=qid, doc_id=doc_id, rel=rel, source=name)
 
@@ -168,7 +232,5 @@ def read_run(source: Source) -> Run:
     >>> run.doc_id, run.score, run.name
     (array(['FT-1', 'doc#7'], dtype='<U5'), array([2.5 , 1.25]), 'bm25')
     """
-    from ._runfile import read_run_arrays  # (which imports the join, which imports this)
-
     qid, doc_id, score, tag = read_run_arrays(source)
     return Run(qid=qid, doc_id=doc_id, score=score, name=tag, source=source_name(source))
