@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from ._align import AlignedRun, align_run_qrels
 from ._libsvm import LibSVMData, read_libsvm
-from ._table import ScoreTable, read_scored_libsvm, read_scores, read_table
+from ._scored import read_scored_libsvm, read_scores
+from ._table import ScoreTable, read_table
 from ._trec import Qrels, Run, read_qrels, read_run
 
 __all__ = [
