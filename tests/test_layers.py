@@ -16,8 +16,8 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "skrank"
 
 LEVELS = {
     # leaves used by all: the exceptions, the words of messages, the one error format, the
-    # conventions
-    "exceptions": 0, "_numbers": 0, "_text": 0, "_version": 0,
+    # conventions; the facades' names imported on first use
+    "exceptions": 0, "_numbers": 0, "_text": 0, "_version": 0, "_lazy": 0,
     "_validation": 1, "conventions": 2, "_routing": 2,
     # the ranking metrics, with their kernels, grouping and threads
     "metrics": 3,

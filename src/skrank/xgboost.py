@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .integrations import _lazy
+from . import _lazy
 
 __all__: list[str] = []
 
