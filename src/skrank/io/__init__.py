@@ -14,11 +14,34 @@ Malformed input raises :class:`skrank.InputError` naming the file and the line.
 
 from __future__ import annotations
 
-from ._align import AlignedRun, align_run_qrels
-from ._libsvm import LibSVMData, read_libsvm
-from ._scored import read_scored_libsvm, read_scores
-from ._table import ScoreTable, read_table
-from ._trec import Qrels, Run, read_qrels, read_run
+from typing import TYPE_CHECKING
+
+from .. import _lazy
+
+# Imported on first use (a reader needs its own module only): public name -> its module.
+_LAZY: dict[str, str] = {
+    "AlignedRun": "skrank.io._align",
+    "align_run_qrels": "skrank.io._align",
+    "LibSVMData": "skrank.io._libsvm",
+    "read_libsvm": "skrank.io._libsvm",
+    "read_scored_libsvm": "skrank.io._scored",
+    "read_scores": "skrank.io._scored",
+    "ScoreTable": "skrank.io._table",
+    "read_table": "skrank.io._table",
+    "Qrels": "skrank.io._trec",
+    "Run": "skrank.io._trec",
+    "read_qrels": "skrank.io._trec",
+    "read_run": "skrank.io._trec",
+}
+
+if TYPE_CHECKING:  # for type checkers and linters; at run time see __getattr__
+    from ._align import AlignedRun, align_run_qrels
+    from ._libsvm import LibSVMData, read_libsvm
+    from ._scored import read_scored_libsvm, read_scores
+    from ._table import ScoreTable, read_table
+    from ._trec import Qrels, Run, read_qrels, read_run
+
+__getattr__, __dir__ = _lazy.lazy_attributes(globals(), _LAZY)
 
 __all__ = [
     "AlignedRun",

@@ -10,23 +10,46 @@ primary comparison), and plan or read the power of a design with :func:`power` a
 
 from __future__ import annotations
 
-from ._bootstrap import bootstrap_ci
-from ._comparison_results import (
-    ComparisonRow,
-    ComparisonTable,
-    MultipleComparisons,
-    PairedComparison,
-)
-from ._corrections import comparison_table, multiple_comparisons
-from ._paired import compare_many, paired_comparison
-from ._permutation import randomization_test
-from ._power import minimum_detectable_difference, power
-from ._results import (
-    DetectableDifference,
-    Interval,
-    QueryDifference,
-    SignificanceTest,
-)
+from typing import TYPE_CHECKING
+
+from .. import _lazy
+
+# Imported on first use: public name -> its module.
+_LAZY: dict[str, str] = {
+    "bootstrap_ci": "skrank.stats._bootstrap",
+    **dict.fromkeys(["ComparisonRow", "ComparisonTable", "MultipleComparisons",
+                     "PairedComparison"], "skrank.stats._comparison_results"),
+    "comparison_table": "skrank.stats._corrections",
+    "multiple_comparisons": "skrank.stats._corrections",
+    "compare_many": "skrank.stats._paired",
+    "paired_comparison": "skrank.stats._paired",
+    "randomization_test": "skrank.stats._permutation",
+    "minimum_detectable_difference": "skrank.stats._power",
+    "power": "skrank.stats._power",
+    **dict.fromkeys(["DetectableDifference", "Interval", "QueryDifference",
+                     "SignificanceTest"], "skrank.stats._results"),
+}
+
+if TYPE_CHECKING:  # for type checkers and linters; at run time see __getattr__
+    from ._bootstrap import bootstrap_ci
+    from ._comparison_results import (
+        ComparisonRow,
+        ComparisonTable,
+        MultipleComparisons,
+        PairedComparison,
+    )
+    from ._corrections import comparison_table, multiple_comparisons
+    from ._paired import compare_many, paired_comparison
+    from ._permutation import randomization_test
+    from ._power import minimum_detectable_difference, power
+    from ._results import (
+        DetectableDifference,
+        Interval,
+        QueryDifference,
+        SignificanceTest,
+    )
+
+__getattr__, __dir__ = _lazy.lazy_attributes(globals(), _LAZY)
 
 __all__ = [
     "ComparisonRow",
