@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import gzip
 import re
 from collections.abc import Sequence
@@ -175,6 +174,8 @@ def _load_libsvm(args: argparse.Namespace, progress: _Progress) -> _Loaded:
 def _read_query_table(path: str, qid_column: str, columns: Sequence[str]
                       ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Columns of a per-query CSV/TSV file (plain csv module; no pandas needed)."""
+    import csv  # here: the TREC runs' reading starts without it
+
     sep = "\t" if path.lower().endswith((".tsv", ".tab")) else ","
     try:
         with open(path, newline="", encoding="utf-8") as fh:
