@@ -9,7 +9,8 @@
 #   probe of a small table of the topic's judgements and of its documents met so far (built
 #   per topic: it stays in the cache), its rows in trec_eval's order (score descending, then
 #   docno descending by byte comparison: of a topic written in score order, only the runs
-#   of tied scores are sorted; else a merge sort), a tie key that puts them in that order
+#   of tied scores are sorted, or where the rows' places are all that is written, only those
+#   holding a judged row; else a merge sort), a tie key that puts them in that order
 #   under ``ties="docid"``, ``-M``'s cut, then the judged documents the run missed.
 
 
@@ -36,7 +37,24 @@ cdef struct Entry:
 
 cdef inline uint64_t _doc_hash(const uint8_t* buf, int64_t size, int64_t start,
                                int32_t n, uint64_t mask) noexcept nogil:
-    return _hash(buf + start, n, buf + size) & mask
+    """``_hash`` of the id at ``start`` (``size``: the buffer's); an id of 1 to 16 bytes
+    with 16 bytes of the buffer from its start by the same steps, unrolled."""
+    cdef uint64_t h, w
+    if n < 1 or n > 16 or start + 16 > size:
+        return _hash(buf + start, n, buf + size) & mask
+    h = SEED ^ <uint64_t>n
+    memcpy(&w, buf + start, 8)
+    if n < 8:
+        w &= (<uint64_t>1 << (8 * n)) - 1
+    h = (h ^ w) * K1
+    h ^= h >> 29
+    if n > 8:
+        memcpy(&w, buf + start + 8, 8)
+        if n < 16:
+            w &= (<uint64_t>1 << (8 * (n - 8))) - 1
+        h = (h ^ w) * K1
+        h ^= h >> 29
+    return _fmix(h) & mask
 
 
 def first_repeat(const uint8_t[::1] buf, const int64_t[::1] dstart,
@@ -165,8 +183,9 @@ cdef void _sort(const Order* o, Key* a, Key* tmp, int64_t n) noexcept nogil:
 
 cdef void _keys(const uint8_t* buf, const uint8_t* limit, const double* score,
                 const int64_t* dstart, const int32_t* dlen, const index_t* rows, int64_t m,
-                bint f32, Key* out) noexcept nogil:
-    """Sort keys of the rows ``rows[:m]`` of one topic (``limit``: the end of ``buf``)."""
+                bint f32, Key* out, int32_t first_local=0) noexcept nogil:
+    """Sort keys of the rows ``rows[:m]`` of one topic, or of a run of them (``limit``: the
+    end of ``buf``; ``first_local``: the place in the topic of ``rows[0]``)."""
     cdef int64_t common = dlen[rows[0]], i, c, n, r
     cdef const uint8_t* first = buf + dstart[rows[0]]
     cdef const uint8_t* d
@@ -184,7 +203,7 @@ cdef void _keys(const uint8_t* buf, const uint8_t* limit, const double* score,
         out[i].score = <float>score[r] if f32 else score[r]
         out[i].start = dstart[r]
         out[i].length = dlen[r]
-        out[i].local = <int32_t>i
+        out[i].local = first_local + <int32_t>i
         d = buf + dstart[r] + common
         n = dlen[r] - common
         if n > 8:
@@ -304,8 +323,9 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
     met twice stops the join, ``repeat`` then being the output topic (-1: none; the caller
     names the lines). ``sorted_fast``: a topic written in score order has only its ties
     sorted (False: every topic merge-sorted; for tests); when the rows are written in that
-    order without their run rows (``in_order``, ``src`` empty), of its ties only the judged
-    rows are placed (see :func:`_place`): the outputs are the same.
+    order without their run rows (``in_order``, ``src`` empty), only the runs of tied scores
+    that hold a judged row get sort keys, and of those only the judged rows are placed (see
+    :func:`_place`): the outputs are the same.
     """
     cdef int64_t n_emit = emit_run.shape[0], i, t, u, lo, hi, m, r, p, k, j, x, c, e
     cdef int64_t biggest = 1, judged = 1, out = 0, n_neg = 0, first_neg = -1, kept, n_un
@@ -328,17 +348,23 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
     keys = np.empty(2 * biggest * sizeof(Key), dtype=np.uint8)
     ints = np.empty(biggest, dtype=np.int64)  # positions
     hit = np.empty(biggest, dtype=np.int32)  # each row's judgement (-1: none)
+    places = np.empty(biggest, dtype=np.int32)  # the rows in trec_eval's order (in_order)
     entries = np.empty(size * sizeof(Slot), dtype=np.uint8)
     found = np.zeros(judged, dtype=np.uint8)  # 1: retrieved; 2: retrieved and kept
     cdef uint8_t[::1] kv = keys
     cdef int64_t[::1] iv = ints
     cdef int32_t[::1] hv = hit
+    cdef int32_t[::1] lv = places
     cdef uint8_t[::1] ev = entries
     cdef uint8_t[::1] fv = found
     cdef Key* ka = <Key*>&kv[0]
     cdef Key* kt = ka + biggest
     cdef int64_t* pos = &iv[0]
     cdef int32_t* jof = &hv[0]
+    cdef int32_t* loc = &lv[0]
+    cdef double s0, s1
+    cdef bint sorted_in, to_place
+    cdef uint64_t b0 = 0, b1
     cdef Slot* table = <Slot*>&ev[0]
     cdef uint8_t* met = &fv[0]
     cdef const uint8_t* rb = &rbuf[0] if rbuf.shape[0] else NULL
@@ -359,8 +385,7 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                 # the topic's judgements, then its documents, in one small table
                 size = _table_size(n_j + m)
                 mask = size - 1
-                for k in range(size):
-                    table[k].row = -1
+                memset(table, 0xFF, size * sizeof(Slot))  # every row -1: empty
                 for k in range(n_j):
                     j = q_order[qb + k]
                     h = _doc_hash(qbp, nq, q_start[j], q_len[j], hash_mask)
@@ -403,33 +428,60 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                     table[x].tag = tag
             if repeat >= 0:
                 break
-            if m:
+            sorted_in = False
+            if m and sorted_fast and in_order and not with_src:
+                # only the judged rows' places matter: a topic written in score order keeps
+                # its order but in the runs of tied scores that hold a judged row or scores
+                # of other bits (see _place); a score above the one before stops this (the
+                # topic is then sorted whole)
+                sorted_in = True
+                g = 0
+                to_place = jof[0] >= 0
+                memcpy(&b0, &score[order[lo]], 8)
+                s0 = <float>score[order[lo]] if f32 else score[order[lo]]
+                s1 = s0
+                loc[0] = 0
+                for k in range(1, m + 1):
+                    if k < m:
+                        s1 = <float>score[order[lo + k]] if f32 else score[order[lo + k]]
+                        if s1 > s0:
+                            sorted_in = False
+                            break
+                        loc[k] = <int32_t>k
+                    if k == m or s1 != s0:
+                        if k - g > 1 and to_place:
+                            _keys(rb, rb + nr, &score[0], &dstart[0], &dlen[0],
+                                  &order[lo + g], k - g, f32, ka + g, <int32_t>g)
+                            _place(&o, ka + g, kt, k - g, jof, &score[0], &order[lo])
+                            for x in range(g, k):
+                                loc[x] = ka[x].local
+                        g = k
+                        to_place = False
+                        s0 = s1
+                        if k < m:
+                            memcpy(&b0, &score[order[lo + k]], 8)
+                    if k < m:
+                        memcpy(&b1, &score[order[lo + k]], 8)
+                        if jof[k] >= 0 or b1 != b0:
+                            to_place = True  # a judged row, or scores of other bits
+            if m and not sorted_in:
                 _keys(rb, rb + nr, &score[0], &dstart[0], &dlen[0], &order[lo], m, f32, ka)
                 if not sorted_fast:
                     _sort(&o, ka, kt, m)
                 elif not (in_order and not with_src):
                     _order(&o, ka, kt, m)
-                else:  # only the judged rows' places matter
-                    g = 0
-                    for k in range(1, m):
-                        if ka[k].score > ka[k - 1].score:
-                            g = -1
-                            break
-                    if g < 0:
-                        _sort(&o, ka, kt, m)
-                    else:
-                        for k in range(1, m + 1):
-                            if k == m or ka[k].score != ka[g].score:
-                                if k - g > 1:
-                                    _place(&o, ka + g, kt, k - g, jof, &score[0], &order[lo])
-                                g = k
-                if not in_order:
+                else:  # written out of score order: sorted whole
+                    _sort(&o, ka, kt, m)
+                if in_order:
+                    for k in range(m):
+                        loc[k] = ka[k].local
+                else:
                     for k in range(m):  # each row's rank in trec_eval's order
                         pos[ka[k].local] = k
             for c in range(m):
                 if in_order:
                     p = c
-                    k = ka[c].local
+                    k = loc[c]
                 else:
                     k = c
                     p = pos[k]
