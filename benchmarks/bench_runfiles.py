@@ -1,7 +1,8 @@
 """Run files at disk speed: ``skrank eval`` against pytrec_eval and ranx on TREC runs (issue 12).
 
 Generates TREC runs of 2M and 7M lines (2,000 and 7,000 topics x 1,000 documents, scores
-with one decimal so that most topics hold ties, document ids that repeat across topics) and
+with one decimal so that most topics hold ties, or ``--decimals 4``: a few tied pairs a topic,
+as in most real runs; document ids that repeat across topics) and
 their qrels (200 judgements per topic: 150 retrieved documents and 50 the run missed, labels
 0..3), then evaluates NDCG@10, AP and RR with trec_eval's conventions by three tools, each in
 a fresh process under ``/usr/bin/time -v``, reporting wall time, CPU time (user + system, all
@@ -34,7 +35,7 @@ this Python with ``-m skrank.cli``), to time another build.
 shown, with the range of all runs; the peers run once).
 
     .venv/bin/python benchmarks/bench_runfiles.py [--sizes 2,7] [--interleaved] [--memory]
-        [--dir DIR] [--skrank "python other/launcher.py"] [--repeat N]
+        [--dir DIR] [--skrank "python other/launcher.py"] [--repeat N] [--decimals 4]
 """
 
 from __future__ import annotations
@@ -108,8 +109,9 @@ print(json.dumps({"rows": table.num_rows, "read_s": time.perf_counter() - t0}))
 
 
 def write_files(folder: Path, n_topics: int, *, seed: int = 12, interleave: bool = False,
-                tag: str = "") -> tuple[Path, Path]:
-    """Write ``run`` and ``qrels`` files for ``n_topics`` x 1,000 documents."""
+                tag: str = "", decimals: int = 1) -> tuple[Path, Path]:
+    """Write ``run`` and ``qrels`` files for ``n_topics`` x 1,000 documents, the scores
+    rounded to ``decimals`` (1: ties in most topics; 4: a few tied pairs a topic)."""
     import pyarrow as pa
     import pyarrow.csv as csv
 
@@ -124,7 +126,7 @@ def write_files(folder: Path, n_topics: int, *, seed: int = 12, interleave: bool
             t = np.arange(t0, min(t0 + step, n_topics))
             k = DOCS_PER_TOPIC
             doc = rng.integers(0, 20_000, size=(t.size, k)) * k + np.arange(k)
-            score = np.round(rng.normal(size=(t.size, k)) * 3, 1)
+            score = np.round(rng.normal(size=(t.size, k)) * 3, decimals)
             order = np.argsort(-score, axis=1, kind="stable")
             doc = np.take_along_axis(doc, order, axis=1)
             score = np.take_along_axis(score, order, axis=1)
@@ -274,6 +276,9 @@ def main() -> None:
     parser.add_argument("--big-gb", type=float, default=1.5)
     parser.add_argument("--skrank", help="command that runs skrank (default: python -m "
                                          "skrank.cli)")
+    parser.add_argument("--decimals", type=int, default=1,
+                        help="decimals of the scores: 1 (default) puts ties in most topics, "
+                             "4 leaves a few tied pairs a topic, as in most real runs")
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs of skrank and of the floors (the median is shown, with the "
                              "range); the peers run once")
@@ -292,7 +297,8 @@ def main() -> None:
     try:
         for millions in [int(x) for x in args.sizes.split(",")]:
             n_topics = millions * 1000
-            qrels, run = write_files(folder, n_topics)
+            qrels, run = write_files(folder, n_topics, decimals=args.decimals,
+                                     tag="" if args.decimals == 1 else f"_d{args.decimals}")
             size_mb = run.stat().st_size / 2**20
             print(f"\n{millions}M lines: {run} ({size_mb:.0f} MB), {qrels} "
                   f"({qrels.stat().st_size / 2**20:.0f} MB)", flush=True)
@@ -322,7 +328,8 @@ def main() -> None:
                 print(row("ranx `from_file` + `evaluate`", rx, size_mb, sk), flush=True)
             if args.interleaved:
                 run.unlink()
-                _, run = write_files(folder, n_topics, interleave=True, tag="_interleaved")
+                _, run = write_files(folder, n_topics, interleave=True, tag="_interleaved",
+                                     decimals=args.decimals)
                 il = timed_median(skrank_cmd(qrels, run), args.repeat)
                 print(row("`skrank eval`, the run interleaved (read whole)", il, size_mb, sk),
                       flush=True)
