@@ -978,3 +978,27 @@ def test_two_halves_in_two_threads_parse_as_one_pass(tmp_path_factory, qrels, pi
             return [a.tolist() for a in arrays], topics, tag, n
 
     assert parse(0) == parse(1 << 40)
+
+
+def _doc_hash(buf: bytes, start: int, length: int) -> int:
+    """The join's hash of the id ``buf[start:start + length]`` (by ``first_repeat``, which
+    writes the hashes of a topic without repeats)."""
+    out = np.zeros(1, dtype=np.uint64)
+    R.first_repeat(np.frombuffer(buf, dtype=np.uint8), np.array([start], dtype=np.int64),
+                   np.array([length], dtype=np.int32), np.zeros(1, dtype=np.int64),
+                   np.array([0, 1], dtype=np.int64), np.zeros(1, dtype=np.int64),
+                   hashes=out)
+    return int(out[0])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(min_size=1, max_size=40), st.integers(0, 20))
+def test_an_id_has_one_hash_wherever_it_lies_in_its_buffer(doc, before):
+    # ids of up to 16 bytes are hashed from two words read at once, or byte by byte within
+    # 16 bytes of the buffer's end: a run's id and a qrels' id must hash alike either way
+    middle = _doc_hash(b"x" * before + doc + b" " * 32, before, len(doc))
+    end = _doc_hash(b"y" * before + doc, before, len(doc))
+    assert middle == end
+    if len(doc) > 1:  # other bytes, other hashes (here: one byte changed)
+        other = doc[:-1] + bytes([doc[-1] ^ 1])
+        assert _doc_hash(other + b" " * 32, 0, len(other)) != middle
