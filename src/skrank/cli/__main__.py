@@ -1,5 +1,5 @@
 """``python -m skrank.cli``: the ``skrank`` command."""
 
-from ._eval import command
+from ._entry import command
 
 command()
