@@ -46,9 +46,14 @@ than 128 KiB a worker allocates is a fresh map whose pages fault in on first tou
 page faults are costly (as on a virtual machine) those faults, not the work, take most of a
 worker's time. ``default`` (the default) keeps distributed's setting.
 
+With ``--spark-hugepage off``, Spark's Python workers start with ``NUMPY_MADVISE_HUGEPAGE=0``
+(``spark.executorEnv``): NumPy then stops asking for transparent huge pages on its arrays of
+4 MB and more, which a kernel whose memory is fragmented (the JVM's heap beside) may compact
+memory for before it hands them out. ``on`` (the default) keeps NumPy's own choice.
+
 Run: ``python benchmarks/bench_distributed.py [--rows 1000000,10000000] [--repeat 2]
 [--partitions 16] [--spark-partitions 2] [--dask-partitions N] [--no-spark] [--no-dask]
-[--median] [--idle SECONDS] [--worker-trim default|glibc]``.
+[--median] [--idle SECONDS] [--worker-trim default|glibc] [--spark-hugepage on|off]``.
 """
 
 from __future__ import annotations
@@ -169,13 +174,18 @@ def main() -> None:
     ap.add_argument("--worker-trim", choices=("default", "glibc"), default="default",
                     help="the Dask workers' MALLOC_TRIM_THRESHOLD_: distributed's (default) or "
                          "none set, glibc's own trimming (glibc)")
+    ap.add_argument("--spark-hugepage", choices=("on", "off"), default="on",
+                    help="NumPy's huge pages in Spark's Python workers: its own choice (on) or "
+                         "NUMPY_MADVISE_HUGEPAGE=0 (off)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.rows.split(",")]
     print(f"cores: {os.cpu_count()}; metrics {', '.join(METRICS)}; input partitions "
           f"{args.partitions}; best of {args.repeat}"
           + (f"; {args.idle:g} s idle before each call" if args.idle else "")
           + ("; Dask workers without MALLOC_TRIM_THRESHOLD_" if args.worker_trim == "glibc"
-             else ""))
+             else "")
+          + ("; Spark's Python workers with NUMPY_MADVISE_HUGEPAGE=0"
+             if args.spark_hugepage == "off" and not args.no_spark else ""))
     print(f"{'':<36} {'rows':>11} {'wall s':>8} {'cpu s':>8} {'wall/cpu ratio':>15} "
           f"{'ns/row':>9} {'cpu ns/row':>9}")
 
@@ -198,7 +208,10 @@ def main() -> None:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         from pyspark.sql import SparkSession
 
-        spark = (SparkSession.builder.master("local[2]")
+        builder = SparkSession.builder
+        if args.spark_hugepage == "off":
+            builder = builder.config("spark.executorEnv.NUMPY_MADVISE_HUGEPAGE", "0")
+        spark = (builder.master("local[2]")
                  .config("spark.ui.enabled", "false")
                  .config("spark.ui.showConsoleProgress", "false")
                  .config("spark.driver.memory", "6g")
@@ -207,6 +220,9 @@ def main() -> None:
                  .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                  .getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
+        seen = spark.sparkContext.parallelize([0], 1).map(
+            lambda _: os.environ.get("NUMPY_MADVISE_HUGEPAGE")).collect()
+        print(f"Spark's Python workers' NUMPY_MADVISE_HUGEPAGE: {seen[0]}")
 
     for n in sizes:
         run_size(n, args, client, spark)

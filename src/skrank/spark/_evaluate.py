@@ -341,6 +341,15 @@ def evaluate(
         data travel back as data, so the driver raises skrank's one-line error rather than a
         Java stack trace, and Spark does not retry a task for them.
 
+    Notes
+    -----
+    NumPy asks for transparent huge pages on its arrays of 4 MB and more; beside the JVM,
+    where memory is fragmented, the kernel may compact memory before it hands them out, and
+    the tasks' system time then varies from call to call. ``NUMPY_MADVISE_HUGEPAGE=0`` in
+    the Python workers' environment (``spark.executorEnv.NUMPY_MADVISE_HUGEPAGE``) took a
+    third of their CPU time away in the benchmark (:ref:`spark-worker-memory`); the choice
+    is the user's, and skrank does not make it.
+
     Examples
     --------
     >>> from pyspark.sql import SparkSession
