@@ -13,10 +13,11 @@ cdef uint64_t SEED = 0x243F6A8885A308D3
 
 
 cdef inline uint64_t _word(const uint8_t* p, int64_t n, const uint8_t* limit) noexcept nogil:
-    """Little-endian word of the ``n`` (1..8) bytes at ``p``, zero-padded."""
+    """Little-endian word of the ``n`` (1..8) bytes at ``p``, zero-padded (read at once on
+    a little-endian machine with 8 bytes before ``limit``, else byte by byte)."""
     cdef uint64_t w = 0
     cdef int64_t i
-    if p + 8 <= limit:
+    if RR_LITTLE_ENDIAN and p + 8 <= limit:
         memcpy(&w, p, 8)
         if n < 8:
             w &= (<uint64_t>1 << (8 * n)) - 1

@@ -40,14 +40,14 @@ cdef inline uint64_t _doc_hash(const uint8_t* buf, int64_t size, int64_t start,
     """The hash of the document id at ``start`` (``size``: the buffer's). An id of 1 to 16
     bytes: its two little-endian words, zero-padded, multiplied into 128 bits and folded
     (one multiplication where ``_hash`` makes two per word), then mixed; the words are read
-    at once where 16 bytes of the buffer follow the id's start, else byte by byte (the same
-    words). A longer id: ``_hash``. Which way depends only on the length, so an id has one
+    at once where 16 bytes of the buffer follow the id's start (on a little-endian machine),
+    else byte by byte (the same words). A longer id: ``_hash``. Which way depends only on the length, so an id has one
     hash in any buffer (the join compares a run's with a qrels')."""
     cdef uint64_t a, b = 0, lo, hi
     cdef const uint8_t* p = buf + start
     if n < 1 or n > 16:
         return _hash(p, n, buf + size) & mask
-    if start + 16 <= size:
+    if RR_LITTLE_ENDIAN and start + 16 <= size:
         memcpy(&a, p, 8)
         memcpy(&b, p + 8, 8)
         if n < 8:
