@@ -17,7 +17,7 @@ import pytest
 
 TREC = Path(__file__).resolve().parent / "data" / "trec_eval"
 
-LAZY_FACADES = ["skrank", "skrank.io", "skrank.stats"]
+LAZY_FACADES = ["skrank", "skrank.io", "skrank.stats", "skrank.cli"]
 
 # never imported by `import skrank`
 HEAVY = ["numpy", "sklearn", "scipy", "pandas", "pyarrow", "skrank.conventions",
