@@ -10,9 +10,11 @@ case of an installation made with ``--no-compile`` on a read-only file system).
 
 Cases: NDCG@10 and AP@10 + RR, every tie rule (``docid`` with document ids), and the label
 dtypes a caller may hold (int8 to int64, uint8, float32, float64, bool), each on 10,000 rows
-in 100 queries. Reported per case: the time of ``import skrank``, of the first ``evaluate``
-call and of the second, and the wall time of the whole process; targets: import <= 0.3 s,
-import + first call <= 1 s.
+in 100 queries. Reported per case: the time of ``import skrank``, of ``import numpy`` after
+it (``import skrank`` is lazy and loads no NumPy; the child needs NumPy for its arrays, as a
+caller does), of the first ``evaluate`` call and of the second, and the wall time of the
+whole process; the total is the three first (what a caller pays before the first result);
+targets: import <= 0.3 s, total <= 1 s.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ t0 = time.perf_counter()
 import skrank
 t1 = time.perf_counter()
 import numpy as np
+t1n = time.perf_counter()
 metrics, ties, dtype = sys.argv[1].split(","), sys.argv[2], sys.argv[3]
 rng = np.random.default_rng(0)
 y_true = rng.integers(0, 5, 10_000).astype(dtype)
@@ -43,7 +46,8 @@ res = skrank.evaluate(y_true, y_score, qid, metrics=metrics, ties=ties, **kw)
 t3 = time.perf_counter()
 res = skrank.evaluate(y_true, y_score, qid, metrics=metrics, ties=ties, **kw)
 t4 = time.perf_counter()
-print(json.dumps({"import_s": t1 - t0, "first_call_s": t3 - t2, "second_call_s": t4 - t3}))
+print(json.dumps({"import_s": t1 - t0, "numpy_s": t1n - t1, "first_call_s": t3 - t2,
+                  "second_call_s": t4 - t3}))
 """
 
 CASES = (
@@ -68,7 +72,7 @@ def one_run(python: str, case: tuple[str, str, str], empty_pyc: bool) -> dict:
         wall = time.perf_counter() - start
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     out["process_wall_s"] = wall
-    out["total_s"] = out["import_s"] + out["first_call_s"]
+    out["total_s"] = out["import_s"] + out["numpy_s"] + out["first_call_s"]
     return out
 
 
@@ -81,8 +85,8 @@ def run(repeats: int = 3, python: str | None = None, empty_pyc: bool = False) ->
         cases.append({"metrics": case[0], "ties": case[1], "dtype": case[2], **med})
     worst = max(cases, key=lambda c: c["total_s"])
     median = {key: statistics.median(c[key] for c in cases)
-              for key in ("import_s", "first_call_s", "second_call_s", "total_s",
-                          "process_wall_s")}
+              for key in ("import_s", "numpy_s", "first_call_s", "second_call_s",
+                          "total_s", "process_wall_s")}
     return {"cases": cases, "median": median, "worst": worst, "repeats": repeats,
             "empty_pyc": empty_pyc}
 
@@ -92,19 +96,19 @@ def format_report(res: dict) -> str:
     lines = [
         f"Cold start, a fresh process per run (bytecode cache {cache}), median of "
         f"{res['repeats']} runs per case, 10,000 rows:",
-        f"  {'metrics':<18} {'ties':<12} {'labels':<8} {'import':>7} {'1st call':>9} "
-        f"{'total':>7} {'2nd call':>9} {'process':>8}",
+        f"  {'metrics':<18} {'ties':<12} {'labels':<8} {'import':>7} {'numpy':>7} "
+        f"{'1st call':>9} {'total':>7} {'2nd call':>9} {'process':>8}",
     ]
     for c in res["cases"]:
         lines.append(
             f"  {c['metrics']:<18} {c['ties']:<12} {c['dtype']:<8} {c['import_s']:>6.3f}s "
-            f"{c['first_call_s']:>8.4f}s {c['total_s']:>6.3f}s "
+            f"{c['numpy_s']:>6.3f}s {c['first_call_s']:>8.4f}s {c['total_s']:>6.3f}s "
             f"{c['second_call_s'] * 1000:>7.2f}ms {c['process_wall_s']:>7.3f}s"
         )
     w = res["worst"]
-    lines.append(f"  worst import + first call: {w['total_s']:.3f} s ({w['metrics']}, "
+    lines.append(f"  worst import + NumPy + first call: {w['total_s']:.3f} s ({w['metrics']}, "
                  f"{w['ties']}, {w['dtype']}); targets: import <= {IMPORT_S:g} s, "
-                 f"import + first call <= {TOTAL_S:g} s")
+                 f"the three <= {TOTAL_S:g} s")
     return "\n".join(lines)
 
 
