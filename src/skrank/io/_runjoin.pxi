@@ -187,6 +187,11 @@ cdef void _sort(const Order* o, Key* a, Key* tmp, int64_t n) noexcept nogil:
     memcpy(a, tmp, k * sizeof(Key))
 
 
+cdef inline double _ranked(const double* score, int64_t r, bint f32) noexcept nogil:
+    """The score of row ``r`` as trec_eval's order compares it (as float32 when ``f32``)."""
+    return <float>score[r] if f32 else score[r]
+
+
 cdef void _keys(const uint8_t* buf, const uint8_t* limit, const double* score,
                 const int64_t* dstart, const int32_t* dlen, const index_t* rows, int64_t m,
                 bint f32, Key* out, int32_t first_local=0) noexcept nogil:
@@ -206,7 +211,7 @@ cdef void _keys(const uint8_t* buf, const uint8_t* limit, const double* score,
         common = c
     for i in range(m):
         r = rows[i]
-        out[i].score = <float>score[r] if f32 else score[r]
+        out[i].score = _ranked(score, r, f32)
         out[i].start = dstart[r]
         out[i].length = dlen[r]
         out[i].local = first_local + <int32_t>i
@@ -443,16 +448,19 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                 sorted_in = True
                 g = 0
                 to_place = jof[0] >= 0
-                memcpy(&b0, &score[order[lo]], 8)
-                s0 = <float>score[order[lo]] if f32 else score[order[lo]]
-                s1 = s0
+                r = order[lo]
+                s0 = s1 = _ranked(&score[0], r, f32)
+                memcpy(&b0, &score[r], 8)
+                b1 = b0
                 loc[0] = 0
                 for k in range(1, m + 1):
                     if k < m:
-                        s1 = <float>score[order[lo + k]] if f32 else score[order[lo + k]]
+                        r = order[lo + k]
+                        s1 = _ranked(&score[0], r, f32)
                         if s1 > s0:
                             sorted_in = False
                             break
+                        memcpy(&b1, &score[r], 8)
                         loc[k] = <int32_t>k
                     if k == m or s1 != s0:
                         if k - g > 1 and to_place:
@@ -463,13 +471,9 @@ def join_batch(const uint8_t[::1] rbuf, const double[::1] score,
                                 loc[x] = ka[x].local
                         g = k
                         to_place = False
-                        s0 = s1
-                        if k < m:
-                            memcpy(&b0, &score[order[lo + k]], 8)
-                    if k < m:
-                        memcpy(&b1, &score[order[lo + k]], 8)
-                        if jof[k] >= 0 or b1 != b0:
-                            to_place = True  # a judged row, or scores of other bits
+                        s0, b0 = s1, b1
+                    if k < m and (jof[k] >= 0 or b1 != b0):
+                        to_place = True  # a judged row, or scores of other bits
             if m and not sorted_in:
                 _keys(rb, rb + nr, &score[0], &dstart[0], &dlen[0], &order[lo], m, f32, ka)
                 if not sorted_fast:
