@@ -33,8 +33,11 @@ $(VENV)/.installed-all: $(BUILD_INPUTS) | $(VENV)/.build-tools
 	$(EDITABLE) ".[all]"
 	touch $@
 
+# The test extra is skrank[all] with XGBoost from xgboost-cpu on Linux x86-64 (see
+# pyproject.toml); a demo's xgboost, which would share its files, goes first.
 $(VENV)/.installed-test: $(BUILD_INPUTS) tests/requirements-nodeps.txt | $(VENV)/.build-tools
-	$(EDITABLE) ".[all,test,docs]"
+	$(BIN)/python -m pip uninstall --quiet --yes xgboost nvidia-nccl-cu12 2>/dev/null
+	$(EDITABLE) ".[test,docs]"
 	$(BIN)/python -m pip install --quiet --no-deps -r tests/requirements-nodeps.txt
 	touch $(VENV)/.installed-all $@
 
