@@ -24,8 +24,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# setuptools and wheel build the dependencies that come as source (autograd-gamma, pyspark):
+# the installs below use the venv's tools, and Python 3.11's venv has a setuptools without
+# bdist_wheel
 $(VENV)/.build-tools: | $(BIN)/python
-	$(BIN)/python -m pip install --quiet "meson-python>=0.16" "meson>=1.1" ninja "Cython>=3.0.10"
+	$(BIN)/python -m pip install --quiet "meson-python>=0.16" "meson>=1.1" ninja "Cython>=3.0.10" \
+		"setuptools>=70.1" wheel
 	printf "[binaries]\ncython = '%s/cython'\n" "$(ABSBIN)" > $(VENV)/meson-native.ini
 	touch $@
 
