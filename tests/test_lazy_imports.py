@@ -17,7 +17,8 @@ import pytest
 
 TREC = Path(__file__).resolve().parent / "data" / "trec_eval"
 
-LAZY_FACADES = ["skrank", "skrank.io", "skrank.stats", "skrank.cli"]
+LAZY_FACADES = ["skrank", "skrank.io", "skrank.stats", "skrank.segments", "skrank.reports",
+                "skrank.cli"]
 
 # never imported by `import skrank`
 HEAVY = ["numpy", "sklearn", "scipy", "pandas", "pyarrow", "skrank.conventions",

@@ -1,5 +1,6 @@
 """Module attributes imported on first use (PEP 562): the facades of :mod:`skrank`,
-:mod:`skrank.io`, :mod:`skrank.stats`, :mod:`skrank.lightgbm` and :mod:`skrank.xgboost`.
+:mod:`skrank.io`, :mod:`skrank.stats`, :mod:`skrank.segments`, :mod:`skrank.reports`,
+:mod:`skrank.cli`, :mod:`skrank.lightgbm` and :mod:`skrank.xgboost`.
 
 A leaf of the package (it imports nothing of skrank), so that any facade can use it and
 importing a facade imports nothing but this until a name is used.

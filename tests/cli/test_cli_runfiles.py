@@ -276,8 +276,12 @@ def test_repeated_document_in_a_batch_names_both_lines(cli, tmp_path, monkeypatc
 
 
 @pytest.mark.parametrize(("options", "modules"), [
-    # no comparison: no statistics, no figures
-    (["-m", "map"], ["scipy.stats", "matplotlib", "scipy.optimize"]),
+    # no comparison: no statistics, no figures; no segments: none of their modules
+    (["-m", "map"], ["scipy.stats", "matplotlib", "scipy.optimize", "skrank.reports._plots",
+                     "skrank.segments._table", "skrank.segments._segmentation",
+                     "skrank.segments._columns", "skrank.stats._paired",
+                     "skrank.stats._bootstrap", "skrank.stats._permutation",
+                     "skrank.stats._power"]),
     # the TREC path reads with skrank's compiled reader; off a terminal there is no bar to
     # draw; np.unique (which imports numpy.ma) is not on the path
     (["--preset", "trec_eval", "-m", "map", "-m", "ndcg_cut.10"],

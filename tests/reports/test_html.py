@@ -26,7 +26,8 @@ import pytest
 import skrank
 from skrank.io import read_table
 from skrank.reports import build_report, metric_at_k
-from skrank.segments import _fmt_ci, _fmt_num, by_candidates, by_column, count_candidates
+from skrank.segments import by_candidates, by_column, count_candidates
+from skrank.segments._text import _fmt_ci, _fmt_num
 from skrank.stats._results import format_p
 
 FIXTURE = Path(__file__).resolve().parent.parent / "data" / "fixture_seed" / "fixture.csv"

@@ -186,7 +186,7 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
         if args.format == "trec":
             _check_trec_format(metrics, conv, parser)
         from ..metrics._evaluate import evaluate
-        from ..reports import build_report, write_plots
+        from ..reports import build_report
 
         loaded = _load(args, kind, progress, plan, qrels_reader)
         _check_docid(args, loaded, parser)
@@ -224,6 +224,8 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
             report.write_per_query(args.per_query)
             progress(f"wrote {args.per_query}")
         if args.plot:
+            from ..reports import write_plots
+
             written = write_plots(report, args.plot, format=args.plot_format, curves=curves)
             progress(f"wrote {len(written)} figures to {args.plot}")
     finally:

@@ -13,17 +13,34 @@ With matplotlib (``pip install 'skrank[plot]'``), :func:`plot_differences`,
 
 from __future__ import annotations
 
-from ..metrics._curves import metric_at_k
-from ._plots import (
-    PLOT_FORMATS,
-    plot_differences,
-    plot_forest,
-    plot_metric_at_k,
-    plot_segments,
-    write_plots,
-)
-from ._render import trec_name
-from ._report import Report, build_report
+from typing import TYPE_CHECKING
+
+from .. import _lazy
+
+# Imported on first use (a report without figures imports no plotting module, one without
+# comparisons or segments none of their statistics): public name -> its module.
+_LAZY: dict[str, str] = {
+    "metric_at_k": "skrank.metrics._curves",
+    **dict.fromkeys(["PLOT_FORMATS", "plot_differences", "plot_forest", "plot_metric_at_k",
+                     "plot_segments", "write_plots"], "skrank.reports._plots"),
+    "trec_name": "skrank.reports._render",
+    **dict.fromkeys(["Report", "build_report"], "skrank.reports._report"),
+}
+
+if TYPE_CHECKING:  # for type checkers and linters; at run time see __getattr__
+    from ..metrics._curves import metric_at_k
+    from ._plots import (
+        PLOT_FORMATS,
+        plot_differences,
+        plot_forest,
+        plot_metric_at_k,
+        plot_segments,
+        write_plots,
+    )
+    from ._render import trec_name
+    from ._report import Report, build_report
+
+__getattr__, __dir__ = _lazy.lazy_attributes(globals(), _LAZY)
 
 __all__ = [
     "PLOT_FORMATS",

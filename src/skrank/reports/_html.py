@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..segments import SMALL_SEGMENT, _fmt_ci, _fmt_num
+from ..segments._table import SMALL_SEGMENT
+from ..segments._text import _fmt_ci, _fmt_num
 from ..stats._results import format_p
 from ._render import _comparison_method, _comparison_rows, _headline, _segment_title
 

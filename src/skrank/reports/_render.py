@@ -16,7 +16,7 @@ from .._text import plural
 from .._version import __version__
 from ..exceptions import InvalidParameterError
 from ..metrics._spec import _TREC_FAMILY_OF, _TREC_PLAIN_OF, Metric
-from ..segments import _fmt_ci, _fmt_num
+from ..segments._text import _fmt_ci, _fmt_num
 from ..stats._results import format_p
 from ..stats._table import text_table
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,11 +13,14 @@ from .._validation import check_choice, check_int, param_error, renamed_paramete
 from ..exceptions import InputError
 from ..metrics._result import EvaluationResult, MetricResult
 from ..metrics._spec import Metric
-from ..segments import Segmentation, SegmentTable, _key, segment_table
-from ..stats import ComparisonTable, PairedComparison, comparison_table, paired_comparison
+from ..segments._common import _key
+from ..stats import ComparisonTable, PairedComparison, comparison_table
 from ..stats._checks import check_alternative
 from ..stats._corrections import CORRECTIONS, TESTS
 from ..stats._progress import progress_bar
+
+if TYPE_CHECKING:  # the segments and the paired tests are imported where used
+    from ..segments import Segmentation, SegmentTable
 
 __all__ = ["Report", "build_report"]
 
@@ -444,6 +447,8 @@ def build_report(
             raise param_error("segment_metric", "one of the metrics ("
                               + ", ".join(str(m) for m in metrics) + ")", segment_metric, caller)
     segmentations = tuple(segmentations)
+    if segmentations:
+        from ..segments import Segmentation
     for seg in segmentations:
         if not isinstance(seg, Segmentation):
             raise param_error("segmentations", "a sequence of skrank.segments.Segmentation",
@@ -463,6 +468,8 @@ def build_report(
     out_notes = list(notes)
     table = None
     if baseline is not None:
+        from ..stats import paired_comparison
+
         base = systems[baseline]
         comparisons: dict[str, PairedComparison] = {}
         for name in compared:
@@ -489,6 +496,8 @@ def build_report(
                 )
 
     tables: list[SegmentTable] = []
+    if segmentations:
+        from ..segments import segment_table
     for seg in segmentations:
         pairs = [(s, baseline) for s in compared] if baseline is not None else [
             (s, None) for s in systems]

@@ -37,17 +37,29 @@ Examples
 
 from __future__ import annotations
 
-from ..io._query_log import read_query_log
-from ._columns import count_candidates, count_queries, per_query
-from ._common import _key  # noqa: F401 (used by skrank.reports)
-from ._segmentation import Segmentation, by_candidates, by_column, by_frequency
-from ._table import (
-    SMALL_SEGMENT,  # noqa: F401 (used by skrank.reports)
-    SegmentRow,
-    SegmentTable,
-    segment_table,
-)
-from ._text import _fmt_ci, _fmt_num  # noqa: F401 (used by skrank.reports)
+from typing import TYPE_CHECKING
+
+from .. import _lazy
+
+# Imported on first use (``skrank eval`` without segments imports none of them): public
+# name -> its module.
+_LAZY: dict[str, str] = {
+    "read_query_log": "skrank.io._query_log",
+    **dict.fromkeys(["count_candidates", "count_queries", "per_query"],
+                    "skrank.segments._columns"),
+    **dict.fromkeys(["Segmentation", "by_candidates", "by_column", "by_frequency"],
+                    "skrank.segments._segmentation"),
+    **dict.fromkeys(["SegmentRow", "SegmentTable", "segment_table"],
+                    "skrank.segments._table"),
+}
+
+if TYPE_CHECKING:  # for type checkers and linters; at run time see __getattr__
+    from ..io._query_log import read_query_log
+    from ._columns import count_candidates, count_queries, per_query
+    from ._segmentation import Segmentation, by_candidates, by_column, by_frequency
+    from ._table import SegmentRow, SegmentTable, segment_table
+
+__getattr__, __dir__ = _lazy.lazy_attributes(globals(), _LAZY)
 
 __all__ = [
     "SegmentRow",
