@@ -8,12 +8,22 @@ from typing import IO, Union
 
 import numpy as np
 
+from .._validation import Satisfies
 from ..exceptions import InputError
 
 #: What the readers accept as a source: a path or an open file object (text or binary).
 Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 
 _GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _is_source(value: object) -> bool:
+    return isinstance(value, (str, os.PathLike)) or callable(getattr(value, "read", None))
+
+
+#: The ``validate_params`` constraint of a reader's ``source`` (its content is checked
+#: where it is read, with the file and the line).
+SOURCE = Satisfies(_is_source, "a path (str or os.PathLike) or a file object")
 
 
 def source_name(source: Source) -> str:

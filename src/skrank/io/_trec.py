@@ -23,7 +23,7 @@ import numpy as np
 from .._validation import validate_params
 from ..exceptions import InputError
 from . import _runreader as R
-from ._common import Source, source_name
+from ._common import SOURCE, Source, source_name
 from ._runfile import _HUGE_BYTES, _empty, _release, read_qrels_file, read_run_whole
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run"]
@@ -155,7 +155,7 @@ def read_qrels_arrays(source: Source) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return qid, doc, qrels.rel, qrels.source
 
 
-@validate_params({})  # source: opened in the body, whose errors name the file and the line
+@validate_params({"source": SOURCE})  # its content: errors name the file and the line
 def read_qrels(source: Source) -> Qrels:
     """Read a TREC qrels file (``qid iter docno rel``).
 
@@ -195,7 +195,7 @@ def read_qrels(source: Source) -> Qrels:
     return Qrels(qid=qid, doc_id=doc_id, rel=rel, source=name)
 
 
-@validate_params({})  # source: opened in the body, whose errors name the file and the line
+@validate_params({"source": SOURCE})  # its content: errors name the file and the line
 def read_run(source: Source) -> Run:
     """Read a TREC run file (``qid Q0 docno rank score tag``).
 
