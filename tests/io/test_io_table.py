@@ -340,7 +340,8 @@ def test_csv_tables_read_as_pandas_read_them(rows):
     frame = pd.read_csv(io.StringIO(text), dtype={"qid": str}, keep_default_na=True)
     label = pd.to_numeric(frame["label"], errors="coerce")
     score = pd.to_numeric(frame["s"], errors="coerce")
-    fine = not (frame["qid"].isna().any() or label.isna().any() or score.isna().any())
+    fine = not (frame["qid"].isna().any() or label.isna().any() or score.isna().any()
+                or np.isinf(score).any())  # infinite scores are refused, with their line
     try:
         table = read_table(io.StringIO(text), format="csv")
     except InputError:
@@ -350,3 +351,75 @@ def test_csv_tables_read_as_pandas_read_them(rows):
     assert table.qid.tolist() == frame["qid"].tolist()
     np.testing.assert_array_equal(table.y_true, label.to_numpy(dtype=float))
     np.testing.assert_array_equal(table.scores["s"], score.to_numpy(dtype=float))
+
+
+# ---------------------------------------------------------------- infinite values, the source
+
+
+@pytest.mark.parametrize("text, got", [("inf", "inf"), ("-inf", "-inf"), ("1e400", "inf"),
+                                       ("-Infinity", "-inf")])
+def test_infinite_scores_name_the_line(tmp_path, text, got):
+    path = tmp_path / "t.csv"
+    path.write_text(f"qid,label,s\nq0,1,0.5\nq0,0,0.2\nq1,1,0.5\nq1,0,{text}\n")
+    with pytest.raises(InputError, match=rf"t.csv, line 5: column 's' must hold finite numeric "
+                                         rf"scores; got {got}\.$"):
+        read_table(path)
+    path = tmp_path / "t.tsv"
+    path.write_text(f"qid\tlabel\ts\nq0\t1\t{text}\n")
+    with pytest.raises(InputError, match=r"t.tsv, line 2: column 's' must hold finite"):
+        read_table(path, scores="s")
+
+
+def test_infinite_scores_in_parquet_name_the_row(tmp_path):
+    path = tmp_path / "t.parquet"
+    frame = _frame()
+    frame.loc[1, "neural"] = -np.inf
+    frame.to_parquet(path)
+    with pytest.raises(InputError, match=r"t.parquet, row 1: column 'neural' must hold finite "
+                                         r"numeric scores; got -inf\.$"):
+        read_table(path, scores=["bm25", "neural"])
+    assert read_table(path, scores="bm25").systems == ["bm25"]  # a column not asked for
+
+
+def test_infinite_labels_name_the_line(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("qid,label,s\nq0,1,0.5\nq0,inf,0.2\n")
+    with pytest.raises(InputError, match=r"t.csv, line 3: column 'label' must hold finite "
+                                         r"numeric relevance labels; got inf\.$"):
+        read_table(path)
+
+
+def test_the_score_hint_is_for_score_columns_only(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("qid,label,s\nq1,1,0.5\nq1,x,0.3\n")
+    with pytest.raises(InputError, match=r"line 3: column 'label' must hold numeric relevance "
+                                         r"labels; got 'x'\.$"):
+        read_table(path)
+    path.write_text("qid,label,s\nq1,1,0.5\nq1,0,y\n")
+    with pytest.raises(InputError, match=r"line 3: column 's' must hold numeric scores; got "
+                                         r"'y'\. Name the score columns with "
+                                         r"scores=\[\.\.\.\]\.$"):
+        read_table(path)
+    with pytest.raises(InputError, match=r"got 'y'\.$"):  # named: no hint
+        read_table(path, scores="s")
+
+
+@pytest.mark.parametrize("source", [123, b"t.csv", ["t.csv"], None])
+def test_the_source_must_be_a_path_or_a_file_object(source):
+    with pytest.raises(InvalidParameterError,
+                       match=r"^The 'source' parameter of read_table must be a path \(str or "
+                             r"os.PathLike\) or a file object .* Got .* instead\.$"):
+        read_table(source, format="csv")
+    with pytest.raises(InvalidParameterError, match=r"The 'source' parameter"):
+        read_table(source)  # before the format is guessed from its name
+
+
+def test_parquet_needs_a_binary_file_object(tmp_path):
+    path = tmp_path / "t.parquet"
+    _frame().to_parquet(path)
+    with open(path, "rb") as fh:
+        assert read_table(fh, format="parquet", scores="bm25").systems == ["bm25"]
+    with pytest.raises(InvalidParameterError, match=r"The 'source' parameter of read_table "
+                                                    r"must be a path or a binary file object "
+                                                    r"for Parquet"):
+        read_table(io.StringIO("qid,label\n"), format="parquet")

@@ -125,13 +125,25 @@ _COLUMN = InstanceOf(str, "a column name (str)")
 _COLUMNS = [Satisfies(_is_names, "a column name or a non-empty list of column names"), None]
 
 
+def _is_source(value: Any) -> bool:
+    """Whether ``value`` is what :data:`~skrank.io._common.Source` allows: a path, or an
+    object with a ``read`` method (a file object, binary or text)."""
+    return isinstance(value, (str, os.PathLike)) or callable(getattr(value, "read", None))
+
+
+_SOURCE = Satisfies(_is_source, "a path (str or os.PathLike) or a file object (binary, or "
+                                "text for CSV/TSV)")
+
+
 def _row_place(fmt: str, row: int) -> str:
     """How to point at a data row: file line for text tables (header is line 1)."""
     return f"line {row + 2}" if fmt != "parquet" else f"row {row}"
 
 
 @validate_params({
-    # source: opened in the body, whose errors name the file and the line (or row)
+    # what it is checked here; it is opened in the body, whose errors name the file and the
+    # line (or row)
+    "source": _SOURCE,
     "qid": _COLUMN,
     "label": _COLUMN,
     "doc_id": [_COLUMN, None],
@@ -157,7 +169,8 @@ def read_table(
     ----------
     source : str, path-like or file object
         The table, with a header row for CSV/TSV. Compressed CSV/TSV (gzip, bz2, xz, zstd,
-        or a zip archive of one file) are recognised by their content.
+        or a zip archive of one file) are recognised by their content. A file object is
+        binary, or text (CSV/TSV only).
     qid : str, default="qid"
         Column of query ids. Read as strings from CSV/TSV (ids are labels, not numbers:
         ``"007"`` stays ``"007"``); Parquet keeps the stored type.
@@ -181,13 +194,16 @@ def read_table(
     Raises
     ------
     InvalidParameterError
-        A named column does not exist (the message lists the available ones), or the format
+        ``source`` is neither a path nor a file object (or is a text stream for Parquet), a
+        named column does not exist (the message lists the available ones), or the format
         cannot be guessed.
     InputError
         Missing values in the id, label or score columns (what pandas reads as missing:
-        empty, ``NA``, ``nan``, ...), non-numeric labels or scores, a line with more or fewer
-        fields than the header, or a document listed twice for a query (the message names the
-        column and the line of the first bad value; the row, from 0, in Parquet files).
+        empty, ``NA``, ``nan``, ...), non-numeric labels or scores, infinite labels or scores
+        (``inf``, ``-inf``, or a number such as ``1e400`` that overflows to one), a line with
+        more or fewer fields than the header, or a document listed twice for a query (the
+        message names the column and the line of the first bad value; the row, from 0, in
+        Parquet files).
     ImportError
         pyarrow is not installed: ``pip install skrank[pandas]`` (or ``pip install pyarrow``).
 
@@ -195,6 +211,11 @@ def read_table(
     -----
     Only the columns asked for are read (Parquet) or converted (CSV/TSV). Line numbers count
     the header as line 1 and assume no blank lines and no line breaks inside quoted values.
+
+    Labels and scores must be finite numbers: NaN is read as a missing value and an infinite
+    value is refused, here, with its line, rather than by the evaluation later. Whether a
+    label suits the conventions (a negative label, or one above 1000 with ``gain="exp"``)
+    is for the evaluation to say: the reader does not know them.
 
     Examples
     --------
@@ -218,8 +239,12 @@ def read_table(
             "format", "one of 'csv', 'tsv', 'parquet' when the file name "
             f"({name!r}) does not tell", format, public_name(),
         )
-    if isinstance(source, (str, os.PathLike)) and not os.path.exists(source):
-        raise InputError(f"{name}: no such file.")
+    if isinstance(source, (str, os.PathLike)):
+        if not os.path.exists(source):
+            raise InputError(f"{name}: no such file.")
+    elif fmt == "parquet" and isinstance(source.read(0), str):
+        raise param_error("source", "a path or a binary file object for Parquet",
+                          source, public_name())
 
     pa = _import_pyarrow()
     if fmt == "parquet":
@@ -268,15 +293,25 @@ def read_table(
     def numeric(column: str, what: str) -> np.ndarray:
         missing(column)
         values = table.column(column)
+        # only a column taken as scores because none were named: perhaps no score at all
+        hint = (" Name the score columns with scores=[...]."
+                if scores is None and column in score_names else "")
         try:
-            return np.asarray(values.cast(pa.float64()).to_numpy(), dtype=np.float64)
+            out = np.asarray(values.cast(pa.float64()).to_numpy(), dtype=np.float64)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             row = _first_not_number(values, pa)
             raise InputError(
                 f"{name}, {_row_place(fmt, row)}: column {column!r} must hold {what}; got "
-                f"{values[row].as_py()!r}."
-                + (" Name the score columns with scores=[...]." if scores is None else "")
+                f"{values[row].as_py()!r}." + hint
             ) from None
+        infinite = np.isinf(out)  # NaN is a missing value: refused above
+        if infinite.any():
+            row = int(np.flatnonzero(infinite)[0])
+            raise InputError(
+                f"{name}, {_row_place(fmt, row)}: column {column!r} must hold finite {what}; "
+                f"got {float(out[row])!r}."
+            )
+        return out
 
     def ids(column: str) -> np.ndarray:
         missing(column)
