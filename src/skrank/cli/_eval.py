@@ -172,6 +172,9 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
 
     if args.quiet and args.progress == "always":
         parser.error("--quiet contradicts --progress always")
+    if args.per_topic and args.format == "csv":
+        parser.error("--per-topic with --format csv: the CSV report has one row per system "
+                     "and metric; write the per-query values with --per-query FILE")
     kind = _input_kind(args, parser)
     progress = _Progress("never" if args.quiet else args.progress, args.inputs, stderr)
     qrels_reader = None
@@ -220,6 +223,10 @@ def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,
         else:
             stdout.write(text)
             stdout.flush()
+        if args.format in ("trec", "csv") and not args.quiet:
+            # formats without a place for them: the notes on what the data hit go to stderr
+            for note in report.notes:
+                print(f"skrank: note: {note}", file=stderr)
         if args.per_query:
             report.write_per_query(args.per_query)
             progress(f"wrote {args.per_query}")

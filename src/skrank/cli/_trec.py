@@ -33,6 +33,9 @@ class _RunState:
     tag: str = ""
     topics: set = field(default_factory=set)
     batches: int = 0
+    #: of a run read whole because its topics are interleaved: the first topic that comes
+    #: back after another one, and its line (see :func:`_whole_run`)
+    first_return: tuple[str, int] | None = None
 
 
 def _topic_batches(path: str, state: _RunState, chunk_bytes: int,
@@ -179,10 +182,11 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
     yield from ordered_map(work, numbered())
 
 
-def _whole_run(path: str, state: _RunState, batch_rows: int | None) -> Any:
+def _whole_run(path: str, state: _RunState, batch_rows: int | None,
+               find_return: bool = False) -> Any:
     """A run read whole: ``(rows, (order, bounds), topics)`` for batches of about
     ``batch_rows`` rows of whole topics (the rows of each topic in file order), or one batch
-    when ``batch_rows`` is None."""
+    when ``batch_rows`` is None. ``find_return``: set ``state.first_return``."""
     from ..io._runfile import read_run_whole
 
     rows, state.tag, state.n_rows = read_run_whole(path)
@@ -191,6 +195,13 @@ def _whole_run(path: str, state: _RunState, batch_rows: int | None) -> Any:
         state.topics = set(rows.topics)
         if not len(rows):
             return
+        if find_return:
+            # the topics are coded by first appearance: a row whose code is below the
+            # largest code so far belongs to a topic met before another one
+            back = np.flatnonzero(rows.qcode != np.maximum.accumulate(rows.qcode))
+            if back.size:
+                row = int(back[0])
+                state.first_return = (rows.topics[int(rows.qcode[row])], rows.lines(row))
         order, bounds = rows.grouped()
         rows.qcode = np.zeros(0, dtype=np.int32)  # order and bounds say it now
         n_topics = len(rows.topics)
@@ -213,7 +224,6 @@ class _RunResult:
     state: _RunState
     run_only: np.ndarray
     qrels_only: np.ndarray
-    n_negative: int
     candidates: tuple[np.ndarray, np.ndarray]
     kwargs: dict[str, Any] | None
     interleaved: Any = None
@@ -237,12 +247,12 @@ def _evaluate_run(path: str, qrels_reader: _QrelsReader, args: argparse.Namespac
         candidates: list[tuple[np.ndarray, np.ndarray]] = []
         run_only: list[np.ndarray] = []
         judged: list[np.ndarray] = []
-        n_negative = 0
         kwargs = None
         reading, early = (None, None) if early is None else (early.reading, None)
         batches = (_topic_batches(path, state, _CHUNK_BYTES, reading) if stream else
                    _whole_run(path, state, None if plan.keep_rows or plan.tie_bounds
-                              else _CHUNK_BYTES // _LINE_BYTES))
+                              else _CHUNK_BYTES // _LINE_BYTES,
+                              find_return=interleaved is not None))
         # reading and parsing (of a topic-contiguous run) in a thread, joining and
         # evaluating in two more, a batch each (the compiled parts release the GIL)
         evaluated = _evaluated_batches(batches, qrels_reader, args, plan, float32, docid,
@@ -251,7 +261,6 @@ def _evaluate_run(path: str, qrels_reader: _QrelsReader, args: argparse.Namespac
             for joined, res, n_done, batch_no in evaluated:
                 judged.append(joined.judged)
                 run_only.append(joined.run_only)
-                n_negative += joined.n_negative
                 if res is not None:
                     if batch_no > 1:
                         progress(f"evaluated topics of {path} up to result {n_done:,} "
@@ -293,7 +302,6 @@ def _evaluate_run(path: str, qrels_reader: _QrelsReader, args: argparse.Namespac
         )
     if qrels_only == "include" and missing.size:
         joined = join_batch(qrels, None, extra_topics=missing)
-        n_negative += joined.n_negative
         parts.append((joined.topics, evaluate(
             joined.y_true, joined.y_score, joined.code, doc_id=joined.tiekey,
             retrieved=joined.retrieved, metrics=plan.metrics, tie_bounds=plan.tie_bounds,
@@ -309,7 +317,7 @@ def _evaluate_run(path: str, qrels_reader: _QrelsReader, args: argparse.Namespac
         raise DataError(f"{path}: no topic of the run is judged in {qrels.source}.")
     cand_q = np.concatenate([t for t, _ in candidates])
     cand_n = np.concatenate([c for _, c in candidates])
-    return _RunResult(_combine(parts), state, run_only_qids, qrels_only_qids, n_negative,
+    return _RunResult(_combine(parts), state, run_only_qids, qrels_only_qids,
                       (cand_q, cand_n), kwargs, interleaved)
 
 
@@ -433,17 +441,32 @@ def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan,
             qrels = qrels_reader.get()
             loaded.inputs.append(f"qrels {qrels_path}: {plural(qrels.n_topics, 'topic')}, "
                                  f"{plural(len(qrels), 'judgement')}")
+            negative = np.flatnonzero(qrels.rel < 0)
+            if negative.size:  # a note on the qrels, once
+                loaded.notes.append(
+                    f"{qrels_path}: {plural(negative.size, 'judgement')} with a negative "
+                    f"label read as 0, as trec_eval does (the first on line "
+                    f"{qrels.lines(int(negative[0])):,})."
+                )
         read = ""
         if ev.state.batches > 1:
             read = f", read in {ev.state.batches:,} batches of whole topics"
         loaded.inputs.append(f"run {name}: {path} (tag {ev.state.tag}), "
                              f"{plural(len(ev.state.topics), 'topic')}, "
                              f"{plural(ev.state.n_rows, 'result')}{read}")
+        if not (plan.keep_rows or plan.tie_bounds or _streams(path, plan)):
+            loaded.notes.append(
+                f"{name}: read whole, not in batches: {path} is not a regular file (a pipe "
+                "or a device), which could not be read again had its topics come back; give "
+                "a file to bound the memory."
+            )
         if ev.interleaved is not None:
+            topic, line = ev.state.first_return or (ev.interleaved.topic,
+                                                     ev.interleaved.line)
             loaded.notes.append(
                 f"{name}: read whole, not in batches: its topics are not in contiguous "
-                f"blocks (topic {ev.interleaved.topic!r} comes back on line "
-                f"{ev.interleaved.line:,}); sort the run by topic to bound the memory."
+                f"blocks (topic {topic!r} first comes back on line {line:,}); sort the run "
+                "by topic to bound the memory."
             )
         if ev.run_only.size:
             n = ev.run_only.size
@@ -460,11 +483,6 @@ def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan,
             loaded.notes.append(
                 f"{name}: {plural(n, 'judged topic')} {'has' if n == 1 else 'have'} no "
                 f"result in the run ({listing(ev.qrels_only)}): {how}."
-            )
-        if ev.n_negative:
-            loaded.notes.append(
-                f"{name}: {plural(ev.n_negative, 'judgement')} with a negative "
-                "label read as 0 (as trec_eval does)."
             )
         loaded.systems.append(_System(name, ev.kwargs or {}, ev.state.tag, result=ev.result))
         candidates[name] = ev.candidates
