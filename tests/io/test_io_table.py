@@ -408,7 +408,7 @@ def test_the_score_hint_is_for_score_columns_only(tmp_path):
 def test_the_source_must_be_a_path_or_a_file_object(source):
     with pytest.raises(InvalidParameterError,
                        match=r"^The 'source' parameter of read_table must be a path \(str or "
-                             r"os.PathLike\) or a file object .* Got .* instead\.$"):
+                             r"os.PathLike\) or a file object\. Got .* instead\.$"):
         read_table(source, format="csv")
     with pytest.raises(InvalidParameterError, match=r"The 'source' parameter"):
         read_table(source)  # before the format is guessed from its name

@@ -25,7 +25,7 @@ from .._validation import (
     validate_params,
 )
 from ..exceptions import InputError
-from ._common import Source, source_name
+from ._common import SOURCE, Source, source_name
 
 __all__ = ["ScoreTable", "read_table"]
 
@@ -125,25 +125,14 @@ _COLUMN = InstanceOf(str, "a column name (str)")
 _COLUMNS = [Satisfies(_is_names, "a column name or a non-empty list of column names"), None]
 
 
-def _is_source(value: Any) -> bool:
-    """Whether ``value`` is what :data:`~skrank.io._common.Source` allows: a path, or an
-    object with a ``read`` method (a file object, binary or text)."""
-    return isinstance(value, (str, os.PathLike)) or callable(getattr(value, "read", None))
-
-
-_SOURCE = Satisfies(_is_source, "a path (str or os.PathLike) or a file object (binary, or "
-                                "text for CSV/TSV)")
-
-
 def _row_place(fmt: str, row: int) -> str:
     """How to point at a data row: file line for text tables (header is line 1)."""
     return f"line {row + 2}" if fmt != "parquet" else f"row {row}"
 
 
 @validate_params({
-    # what it is checked here; it is opened in the body, whose errors name the file and the
-    # line (or row)
-    "source": _SOURCE,
+    # its content: opened in the body, whose errors name the file and the line (or row)
+    "source": SOURCE,
     "qid": _COLUMN,
     "label": _COLUMN,
     "doc_id": [_COLUMN, None],
