@@ -63,7 +63,7 @@ def _segment_columns(args: argparse.Namespace) -> list[str]:
     return [s.arg for s in args.segment if s.kind in ("frequency", "type")]
 
 
-def _load_table(args: argparse.Namespace, progress: _Progress) -> _Loaded:
+def _load_table(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _Loaded:
     from ..io import read_table
 
     if len(args.inputs) != 1:
@@ -86,6 +86,7 @@ def _load_table(args: argparse.Namespace, progress: _Progress) -> _Loaded:
     if args.baseline is not None and args.baseline not in table.scores:
         raise DataError(f"--baseline: {args.baseline!r} is not a score column of {path} "
                         f"(score columns: {listing(table.systems, 10)}).")
+    _check_table_values(table, plan, path, args.label)
     loaded = _Loaded("table", [], args.baseline)
     n_q = np.unique(table.qid).size
     loaded.inputs.append(
@@ -100,6 +101,81 @@ def _load_table(args: argparse.Namespace, progress: _Progress) -> _Loaded:
     _table_columns(loaded, table.qid, table.extra)
     _rows_as_candidates(loaded, table.qid)
     return loaded
+
+
+def _check_table_values(table: Any, plan: _Plan, path: str, label: str) -> None:
+    """Refuse, with the file and the line (the row of a Parquet file), a label or score that
+    the evaluation refuses under the command's conventions and metrics (a negative label
+    where the gain or NDCG/ERR cannot take it, one above 1000 with gain=exp, one outside a
+    gain table, a value that float32 cannot hold, ...): evaluate would name a row of its
+    arrays instead. The rules are evaluate's own checks, run on the table's columns."""
+    from ..conventions import resolve_conventions
+    from ..io._table import _guess_format, _row_place
+    from ..metrics._inputs import _check_labels, _float32_labels, _labels_array, _to_float32
+    from ..metrics._spec import metric_specs
+
+    caller = "evaluate"
+    try:
+        conv = resolve_conventions(**plan.conv)
+        specs = metric_specs(plan.metrics, caller)
+    except SkrankError:  # pragma: no cover - the evaluation reports it
+        return
+
+    def labels(values: np.ndarray) -> None:
+        values = _labels_array(values)
+        if conv.label_precision == "float32":
+            values = _float32_labels(values, caller)
+        _check_labels(values.astype(np.float64, copy=False), conv, specs, caller)
+
+    def scores(values: np.ndarray) -> None:
+        if conv.score_precision == "float32":
+            _to_float32(values, "y_score", "scores", "score_precision", caller)
+
+    fmt = _table_format(path) or _guess_format(path) or "csv"
+    columns = [(label, table.y_true, labels)]
+    columns += [(name, values, scores) for name, values in table.scores.items()]
+    for column, values, check in columns:
+        found = _first_refused(values, check)
+        if found is not None:
+            row, exc = found
+            m = re.match(r"The 'y_\w+' parameter of \w+ must hold (.+?)\. Got ", str(exc))
+            shown = _number(values[row])
+            if m is None:  # pragma: no cover - every check of evaluate says "must hold"
+                raise DataError(f"{path}, {_row_place(fmt, row)}: column {column!r}, value "
+                                f"{shown}: {exc}")
+            raise DataError(f"{path}, {_row_place(fmt, row)}: column {column!r} must hold "
+                            f"{m.group(1)}; got {shown}.")
+
+
+def _first_refused(values: np.ndarray, check: Any) -> tuple[int, SkrankError] | None:
+    """``(row, error)`` of the first value that ``check`` refuses (it raises on a column
+    that holds such a value anywhere), found by bisection over the column's prefixes on the
+    error path only; None when the column passes."""
+    def refused(n: int) -> SkrankError | None:
+        try:
+            check(values[:n])
+        except SkrankError as exc:
+            return exc
+        return None
+
+    error = refused(values.shape[0])
+    if error is None:
+        return None
+    ok, bad = 0, values.shape[0]  # the first ``ok`` values pass, the first ``bad`` do not
+    while bad - ok > 1:
+        mid = (ok + bad) // 2
+        found = refused(mid)
+        if found is None:
+            ok = mid
+        else:
+            bad, error = mid, found
+    return bad - 1, error
+
+
+def _number(value: Any) -> str:
+    """A label or score as the file has it: 3 rather than 3.0."""
+    v = float(value)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
 
 
 def _table_format(path: str) -> str | None:
@@ -241,8 +317,10 @@ def _load(args: argparse.Namespace, kind: str, progress: _Progress, plan: _Plan,
     try:
         if kind == "trec":
             loaded = _load_trec(args, progress, plan, qrels_reader)
+        elif kind == "table":
+            loaded = _load_table(args, progress, plan)
         else:
-            loaded = {"table": _load_table, "libsvm": _load_libsvm}[kind](args, progress)
+            loaded = _load_libsvm(args, progress)
     except SkrankError as exc:
         # a wrong number of files, or a first line that does not parse, may mean that the
         # kind of input was guessed wrong

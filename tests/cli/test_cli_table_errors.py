@@ -1,0 +1,163 @@
+"""Errors in the values of a table input (CSV, TSV, Parquet) name the file and the line (the
+row of a Parquet file), and say what is allowed and what was given: infinite scores, labels
+the conventions refuse, non-numeric columns."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+
+def _error_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err  # one line, no traceback
+    assert lines[0].startswith("skrank: error: ")
+    return lines[0][len("skrank: error: "):]
+
+
+def _table(tmp_path, labels, scores, name="t.csv"):
+    """A table of one query per two rows: ``qid,label,s``."""
+    path = tmp_path / name
+    rows = [f"q{i // 2},{label},{score}" for i, (label, score) in enumerate(zip(labels, scores))]
+    path.write_text("qid,label,s\n" + "\n".join(rows) + "\n")
+    return path
+
+
+# ------------------------------------------------------------------------ infinite scores
+
+
+@pytest.mark.parametrize(("text", "got"), [("inf", "inf"), ("-inf", "-inf"), ("1e400", "inf")])
+def test_an_infinite_score_names_the_line(cli, tmp_path, text, got):
+    path = _table(tmp_path, [1, 0, 1, 0], [0.5, 0.2, 0.5, text])
+    code, _, err = cli("eval", path)
+    assert code == 1
+    assert _error_line(err) == (f"{path}, line 5: column 's' must hold finite numeric scores; "
+                                f"got {got}.")
+
+
+def test_an_infinite_score_in_parquet_names_the_row(cli, tmp_path):
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"qid": ["q0", "q0", "q1"], "label": [1, 0, 1],
+                  "s": [0.5, float("inf"), 0.1]}).to_parquet(path)
+    code, _, err = cli("eval", path)
+    assert code == 1
+    assert _error_line(err) == (f"{path}, row 1: column 's' must hold finite numeric scores; "
+                                "got inf.")
+
+
+# ------------------------------------------------------------- labels the conventions refuse
+
+
+def test_a_negative_label_names_the_line(cli, tmp_path):
+    path = _table(tmp_path, [1, -1], [0.5, 0.3])
+    code, _, err = cli("eval", path)
+    assert code == 1
+    assert _error_line(err) == (f"{path}, line 3: column 'label' must hold non-negative "
+                                "relevance labels (gain=exp); got -1.")
+    # linear gain: NDCG still refuses them, the binary metrics take them (as evaluate does)
+    code, _, err = cli("eval", path, "--gain", "linear", "-m", "ndcg@10")
+    assert code == 1
+    line = _error_line(err)
+    assert line.startswith(f"{path}, line 3: column 'label' must hold non-negative relevance "
+                           "labels (for NDCG;") and line.endswith("; got -1.")
+    code, _, err = cli("eval", path, "--gain", "linear", "-m", "ap")
+    assert code == 0, err
+
+
+def test_a_negative_label_in_parquet_names_the_row(cli, tmp_path):
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"qid": ["q0", "q0", "q1"], "label": [1, 0, -2],
+                  "s": [0.5, 0.2, 0.1]}).to_parquet(path)
+    code, _, err = cli("eval", path)
+    assert code == 1
+    assert _error_line(err).startswith(f"{path}, row 2: column 'label' must hold non-negative")
+
+
+@pytest.mark.parametrize("label", ["1001", "1000.5"])
+def test_a_label_above_what_gain_exp_takes_names_the_line(cli, tmp_path, label):
+    path = _table(tmp_path, [1, label], [0.5, 0.3])
+    code, _, err = cli("eval", path)
+    assert code == 1
+    assert _error_line(err) == (f"{path}, line 3: column 'label' must hold labels <= 1000 with "
+                                f"gain='exp' (2**label overflows); got {label}.")
+    code, _, err = cli("eval", path, "--gain", "linear")
+    assert code == 0, err
+
+
+def test_a_label_outside_the_gain_table_names_the_line(cli, tmp_path):
+    path = _table(tmp_path, [1, 0, 2, 1], [0.5, 0.3, 0.2, 0.1])
+    code, _, err = cli("eval", path, "--gain", "0,1")
+    assert code == 1
+    assert _error_line(err) == (f"{path}, line 4: column 'label' must hold labels 0..1 (the "
+                                "gain table has 2 entries); got 2.")
+
+
+@pytest.mark.parametrize("options", [[], ["--gain", "linear"], ["--gain", "0,1,3"],
+                                     ["--preset", "trec_eval"]])
+def test_tables_and_qrels_refuse_the_same_large_labels(cli, tmp_path, options):
+    # the same judgements as a TREC qrels file and as a table: refused by both or by neither
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 1001\n")
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    table = tmp_path / "t.csv"
+    table.write_text("qid,doc,label,s\n1,a,1,2\n1,b,1001,1\n")
+    trec_code, _, trec_err = cli("eval", "-m", "ndcg@10", *options, qrels, run)
+    table_code, _, table_err = cli("eval", "-m", "ndcg@10", "--doc-id", "doc", *options, table)
+    assert trec_code == table_code, (trec_err, table_err)
+    if table_code:
+        assert "qrels.txt, line 2:" in _error_line(trec_err)
+        assert _error_line(table_err).startswith(f"{table}, line 3: column 'label' must hold")
+
+
+def test_the_first_refused_label_is_named(cli, tmp_path):
+    labels = [1, 0] * 600
+    labels[777], labels[901] = 1001, -1  # the label above 1000 comes first
+    path = _table(tmp_path, labels, [0.5, 0.1] * 600)
+    code, _, err = cli("eval", path)
+    assert code == 1
+    assert _error_line(err).startswith(f"{path}, line 779: column 'label' must hold labels "
+                                       "<= 1000")
+    labels[777] = 1
+    path = _table(tmp_path, labels, [0.5, 0.1] * 600)
+    code, _, err = cli("eval", path)
+    assert _error_line(err) == (f"{path}, line 903: column 'label' must hold non-negative "
+                                "relevance labels (gain=exp); got -1.")
+
+
+def test_a_score_float32_cannot_hold_names_the_line(cli, tmp_path):
+    path = _table(tmp_path, [1, 0], [0.5, "1e39"])
+    code, _, err = cli("eval", path, "--score-precision", "float32")
+    assert code == 1
+    line = _error_line(err)
+    assert line.startswith(f"{path}, line 3: column 's' must hold scores that fit float32")
+    assert line.endswith("; got 1e+39.")
+    code, _, err = cli("eval", path)
+    assert code == 0, err
+
+
+def test_qrels_keep_their_own_rule_for_negative_labels(cli, tmp_path):
+    # TREC input is not checked as a table: a negative label is read as 0, as trec_eval does
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b -1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    code, _, err = cli("eval", qrels, run)
+    assert code == 0, err
+
+
+# ------------------------------------------------------------------- non-numeric columns
+
+
+def test_the_score_hint_follows_a_score_column_only(cli, tmp_path):
+    path = _table(tmp_path, [1, "x"], [0.5, 0.3])
+    code, _, err = cli("eval", path)
+    assert code == 1
+    assert _error_line(err) == (f"{path}, line 3: column 'label' must hold numeric relevance "
+                                "labels; got 'x'.")
+    path = _table(tmp_path, [1, 0], [0.5, "y"])
+    code, _, err = cli("eval", path)
+    assert _error_line(err) == (f"{path}, line 3: column 's' must hold numeric scores; got "
+                                "'y'. Name the score columns with --score.")
+    code, _, err = cli("eval", path, "--score", "s")
+    assert _error_line(err) == f"{path}, line 3: column 's' must hold numeric scores; got 'y'."
