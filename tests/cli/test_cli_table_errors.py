@@ -136,6 +136,15 @@ def test_a_score_float32_cannot_hold_names_the_line(cli, tmp_path):
     assert code == 0, err
 
 
+def test_a_label_float32_cannot_hold_names_the_line(cli, tmp_path):
+    path = _table(tmp_path, [1, "1e39"], [0.5, 0.3])
+    code, _, err = cli("eval", path, "--gain", "linear", "--label-precision", "float32")
+    assert code == 1
+    assert _error_line(err) == (f"{path}, line 3: column 'label' must hold labels that fit "
+                                "float32 (label_precision='float32', largest 3.40282e+38); "
+                                "got 1e+39.")
+
+
 def test_qrels_keep_their_own_rule_for_negative_labels(cli, tmp_path):
     # TREC input is not checked as a table: a negative label is read as 0, as trec_eval does
     qrels = tmp_path / "qrels.txt"
