@@ -144,7 +144,7 @@ def test_round_trip_against_a_dense_oracle(rows):
 
 
 def test_crlf_and_form_feed_do_not_shift_line_numbers():
-    # Lines end at "\n" only; "\r" is trailing whitespace and "\f" inside a line is a blank.
+    # A CR LF is one line end (a lone CR too: test_io_libsvm_text.py); "\f" is a blank.
     data = read_libsvm(io.StringIO("1 qid:1 1:1\r\n0 qid:1\f2:1\r\n"))
     np.testing.assert_array_equal(data.X.toarray(), [[1, 0], [0, 1]])
     with pytest.raises(InputError, match=r"line 3: .*label 'x'"):

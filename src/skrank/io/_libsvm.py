@@ -12,18 +12,25 @@ regular expression, so that the error names the file and the line (the numbers o
 are then converted in bulk and assembled into a CSR matrix without a per-entry Python loop).
 The checked reader also accepts the feature indices of a line in any order, which
 scikit-learn refuses.
+
+Before either parse, the bytes are made plain (:func:`read_plain`: gzip, bz2 and xz
+decompressed, a UTF-8 byte order mark dropped, CR and CR LF line ends made LF) and searched,
+with NumPy, for a byte that Python's ``float`` and ``int`` would accept but a strict reader
+must not: ``_`` (``1_0`` is 10 to Python) or a byte of a non-ASCII character (Python reads
+Arabic-Indic digits). Such a byte outside a ``#`` comment is an error naming its line.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from .._validation import BOOL, Interval, validate_params
+from .._validation import BOOL, Interval, Satisfies, validate_params
 from ..exceptions import InputError
-from ._common import Source, decode, read_bytes, source_name, to_array, where
+from ._common import Source, decode, source_name, to_array, where
 
 if TYPE_CHECKING:  # scipy.sparse is imported when a file is read (0.2 s)
     import scipy.sparse as sp
@@ -32,6 +39,116 @@ __all__ = ["LibSVMData", "read_libsvm"]
 
 # label, optional qid:<id>, then index:value pairs; no token may hold a stray colon.
 _LINE = re.compile(r"[^\s:]+(?:\s+qid:[^\s:]+)?(?:\s+[^\s:]+:[^\s:]+)*")
+
+_BOM = b"\xef\xbb\xbf"
+#: the stray-byte search looks at this many bytes at a time (its masks are this large)
+_SCAN_CHUNK = 8 << 20
+
+
+def _is_source(value: Any) -> bool:
+    return isinstance(value, (str, os.PathLike)) or callable(getattr(value, "read", None))
+
+
+#: a file the readers of this module open: a path or an object with ``read``
+SOURCE = Satisfies(_is_source, "a path (str or os.PathLike) or a file object")
+
+
+def read_plain(source: Source, name: str) -> bytes:
+    """The bytes of ``source`` made plain for the line readers of this module and
+    :mod:`skrank.io._scored`.
+
+    Gzip, bz2 and xz data are decompressed (recognised by their magic bytes, by
+    :func:`skrank.io._arrow.open_binary`), a text stream is encoded as UTF-8, a UTF-8 byte
+    order mark at the start is dropped, and every line end (LF, CR LF or a lone CR) becomes
+    one LF, so that line ``n`` of the result is the ``n``-th line of the file.
+    """
+    import io
+    import lzma
+    import zlib
+
+    from ._arrow import open_binary
+
+    if not isinstance(source, (str, os.PathLike)):
+        # a file object whose read() may take no size (the bundled data sets' is such)
+        raw = source.read()
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8")
+        elif not isinstance(raw, (bytes, bytearray, memoryview)):
+            raise InputError(f"{name}: reading the file object gave a "
+                             f"{type(raw).__name__}, not text or bytes.")
+        source = io.BytesIO(raw)
+    stream, owned = open_binary(source)
+    try:
+        data = stream.read()
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
+        raise InputError(f"{name}: corrupt compressed data ({exc}).") from None
+    finally:
+        if owned:
+            stream.close()
+    data = bytes(data)
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data
+
+
+def stray_byte(data: bytes, comments: bool) -> int:
+    """The offset of the first ``_`` or non-ASCII byte of ``data``, or -1 when none.
+
+    With ``comments``, bytes after a ``#`` on their line are skipped (a comment may hold any
+    text). ``data`` has LF line ends (:func:`read_plain`). The common case, no such byte at
+    all, costs two scans in C; otherwise NumPy looks at ``_SCAN_CHUNK`` bytes at a time.
+    """
+    if data.isascii() and b"_" not in data:
+        return -1
+    arr = np.frombuffer(data, dtype=np.uint8)
+    for c0 in range(0, arr.size, _SCAN_CHUNK):
+        chunk = arr[c0:c0 + _SCAN_CHUNK]
+        mask = chunk >= 0x80
+        mask |= chunk == ord("_")
+        bad = np.flatnonzero(mask)
+        if not bad.size:
+            continue
+        if not comments:
+            return c0 + int(bad[0])
+        newlines = np.flatnonzero(chunk == ord("\n"))
+        hashes = np.flatnonzero(chunk == ord("#"))
+        # the line running into this chunk from the one before, and whether it has a '#'
+        carried = data.rfind(b"\n", 0, c0) + 1 - c0  # <= 0
+        carried_hash = data.find(b"#", c0 + carried, c0) >= 0
+        before = np.searchsorted(newlines, bad)  # the newlines of the chunk before each byte
+        start = np.concatenate(([carried], newlines + 1))[before]  # each byte's line start
+        first_hash = np.searchsorted(hashes, start)
+        if hashes.size:  # a '#' of the byte's line, in this chunk, before the byte
+            hash_at = hashes[np.minimum(first_hash, hashes.size - 1)]
+            in_comment = (first_hash < hashes.size) & (hash_at < bad)
+        else:
+            in_comment = np.zeros(bad.size, dtype=bool)
+        if carried_hash:
+            in_comment |= before == 0
+        outside = np.flatnonzero(~in_comment)
+        if outside.size:
+            return c0 + int(bad[outside[0]])
+    return -1
+
+
+def line_of(data: bytes, at: int) -> tuple[int, bytes]:
+    """The number of the line of ``data`` holding offset ``at`` and that line's bytes."""
+    start = data.rfind(b"\n", 0, at) + 1
+    end = data.find(b"\n", at)
+    return data.count(b"\n", 0, at) + 1, data[start:len(data) if end < 0 else end]
+
+
+def _strict(tokens: list[str], convert: type, dtype: type) -> np.ndarray | int:
+    """:func:`~skrank.io._common.to_array`, with a token holding ``_`` or a non-ASCII
+    character refused too (Python's ``float`` and ``int`` accept both)."""
+    out = to_array(tokens, convert, dtype)
+    joined = "".join(tokens)
+    if joined.isascii() and "_" not in joined:
+        return out
+    first = next(i for i, t in enumerate(tokens) if not t.isascii() or "_" in t)
+    return first if not isinstance(out, int) else min(first, out)
 
 
 class LibSVMData(NamedTuple):
@@ -53,7 +170,7 @@ class LibSVMData(NamedTuple):
 
 
 @validate_params({
-    # source: opened in the body, whose errors name the file and the line
+    "source": SOURCE,  # opened in the body, whose errors name the file and the line
     "zero_based": BOOL,
     "n_features": [Interval(int, 1), None],
 })
@@ -68,7 +185,8 @@ def read_libsvm(
     Parameters
     ----------
     source : str, path-like or file object
-        The file (gzip-compressed files are recognised by their content).
+        The file; gzip, bz2 and xz files are recognised by their content. A UTF-8 byte
+        order mark at the start is dropped; lines end at LF, CR LF or a lone CR.
     zero_based : bool, default=False
         Whether feature indices start at 0. SVMlight numbers features from 1 (the default):
         index ``j`` becomes column ``j - 1``. With ``zero_based=True`` index ``j`` is column ``j``.
@@ -86,9 +204,12 @@ def read_libsvm(
     Raises
     ------
     InputError
-        On a malformed line (the message names the file and line number), a line with a
-        ``qid`` when others have none (or the reverse), a repeated feature index on one line,
-        an index out of range, or an empty file.
+        On a malformed line (the message names the file and line number), a number that is
+        not plain ASCII (``1_0``, non-ASCII digits), a line with a ``qid`` when others have
+        none (or the reverse), a repeated feature index on one line, an index out of range,
+        corrupt compressed data, or an empty file.
+    InvalidParameterError
+        When ``source`` is not a path or a file object.
 
     Notes
     -----
@@ -111,7 +232,10 @@ def read_libsvm(
     """
     n_features = None if n_features is None else int(n_features)
     name = source_name(source)
-    data = read_bytes(source)
+    data = read_plain(source, name)
+    at = stray_byte(data, comments=True)
+    if at >= 0:
+        _refuse_stray(data, at, name, zero_based)
     parsed = _load_svmlight(data, zero_based, n_features)
     if parsed is not None:
         return parsed
@@ -143,9 +267,31 @@ def _load_svmlight(data: bytes, zero_based: bool, n_features: int | None
                       qid=np.asarray(qid, dtype=np.int64) if qid.shape[0] else None)
 
 
-def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
-                  ) -> LibSVMData:
-    """The checked reader: every line against the grammar; errors name the line."""
+def _refuse_stray(data: bytes, at: int, name: str, zero_based: bool) -> None:
+    """Raise the error for the stray byte at ``at`` (see :func:`stray_byte`): the checked
+    reader's message for its line (whose tokens it reads strictly), or one that names the
+    character where the line would otherwise parse (a non-ASCII blank)."""
+    lineno, raw = line_of(data, at)
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{where(name, lineno)}: the file is not valid UTF-8 text.") from None
+    # the bytes of the line before ``at`` are ASCII, so ``at`` starts a character
+    char = line[at - (data.rfind(b"\n", 0, at) + 1)]
+    if not char.isspace():
+        _read_checked(line, name, zero_based, None, first_line=lineno)
+    # (the checked reader refuses every line holding another stray character)
+    raise InputError(
+        f"{where(name, lineno)}: the character {char!r} is not allowed outside a comment "
+        f"(LibSVM fields are ASCII, separated by spaces or tabs; '#' starts a comment)."
+    )
+
+
+def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None,
+                  first_line: int = 1) -> LibSVMData:
+    """The checked reader: every line against the grammar; errors name the line (lines are
+    numbered from ``first_line``). Numbers holding ``_`` or non-ASCII characters are
+    refused."""
     linenos: list[int] = []
     labels: list[str] = []
     qids: list[str] = []
@@ -153,7 +299,7 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
     qid_line = 0
     pairs: list[str] = []  # index and value tokens, interleaved
     nnz: list[int] = []
-    for lineno, raw in enumerate(text.split("\n"), 1):
+    for lineno, raw in enumerate(text.split("\n"), first_line):
         hash_at = raw.find("#")
         line = (raw if hash_at < 0 else raw[:hash_at]).strip()
         if not line:
@@ -189,14 +335,14 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
         )
     row_lines = np.asarray(linenos, dtype=np.int64)
 
-    y = to_array(labels, float, np.float64)
+    y = _strict(labels, float, np.float64)
     if isinstance(y, int):
         raise InputError(
             f"{where(name, linenos[y])}: the label {labels[y]!r} is not a number."
         )
     qid: np.ndarray | None = None
     if qids:
-        qid_or_bad = to_array(qids, int, np.int64)
+        qid_or_bad = _strict(qids, int, np.int64)
         if isinstance(qid_or_bad, int):
             raise InputError(
                 f"{where(name, linenos[qid_or_bad])}: the query id {qids[qid_or_bad]!r} is not "
@@ -208,13 +354,13 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
     entry_row = np.repeat(np.arange(n_rows), counts)
     idx_tokens = pairs[0::2]
     val_tokens = pairs[1::2]
-    idx = to_array(idx_tokens, int, np.int64)
+    idx = _strict(idx_tokens, int, np.int64)
     if isinstance(idx, int):
         raise InputError(
             f"{where(name, int(row_lines[entry_row[idx]]))}: the feature index "
             f"{idx_tokens[idx]!r} is not an integer."
         )
-    val = to_array(val_tokens, float, np.float64)
+    val = _strict(val_tokens, float, np.float64)
     if isinstance(val, int):
         raise InputError(
             f"{where(name, int(row_lines[entry_row[val]]))}: the feature value "
