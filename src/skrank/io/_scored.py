@@ -4,27 +4,47 @@ LibSVM / SVMlight file scored by them: a :class:`~skrank.io._table.ScoreTable`."
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .._validation import BOOL, param_error, public_name, validate_params
+from .._validation import BOOL, Described, param_error, public_name, validate_params
 from ..exceptions import InputError
-from ._common import Source, read_text, source_name, where
-from ._libsvm import read_libsvm
+from ._common import Source, decode, source_name, to_array, where
+from ._libsvm import SOURCE, _is_source, line_of, read_libsvm, read_plain, stray_byte
 from ._table import ScoreTable
 
 __all__ = ["read_scored_libsvm", "read_scores"]
 
 
-@validate_params({})  # source: opened in the body, whose errors name the file and the line
+def _text(source: Source, name: str, what: Callable[[str], str]) -> str:
+    """The text of a file of numbers, one a line (see :func:`~skrank.io._libsvm.read_plain`:
+    compressed, a BOM, CR line ends), refusing ``_`` and non-ASCII characters, which
+    Python's ``float`` and ``int`` would read (``1_5`` as 15, Arabic-Indic digits)."""
+    data = read_plain(source, name)
+    at = stray_byte(data, comments=False)
+    if at >= 0:
+        lineno, raw = line_of(data, at)
+        try:
+            token = raw.strip().decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"{where(name, lineno)}: the file is not valid UTF-8 text."
+                             ) from None
+        raise InputError(f"{where(name, lineno)}: {what(token[:60])}.")
+    return decode(data, name)
+
+
+@validate_params({
+    "source": SOURCE,  # opened in the body, whose errors name the file and the line
+})
 def read_scores(source: Source) -> np.ndarray:
     """Read a file of scores, one number per line (as ``predict`` output is saved).
 
     Parameters
     ----------
     source : str, path-like or file object
-        The scores file; gzip-compressed files are recognised by their content.
+        The scores file; gzip, bz2 and xz files are recognised by their content. A UTF-8
+        byte order mark at the start is dropped; lines end at LF, CR LF or a lone CR.
 
     Returns
     -------
@@ -33,8 +53,11 @@ def read_scores(source: Source) -> np.ndarray:
     Raises
     ------
     InputError
-        On a blank line, a line with more than one field, or a value that is not a number or
-        is NaN; the message names the file and the line.
+        On a blank line, a line with more than one field, or a value that is not a number
+        (Python's extras included: ``1_5``, non-ASCII digits), is NaN or is infinite (or
+        too large for a float64, as ``1e400``); the message names the file and the line.
+    InvalidParameterError
+        When ``source`` is not a path or a file object.
 
     Examples
     --------
@@ -44,7 +67,7 @@ def read_scores(source: Source) -> np.ndarray:
     array([ 0.5 , -1.25,  3.  ])
     """
     name = source_name(source)
-    lines = read_text(source).split("\n")
+    lines = _text(source, name, lambda tok: f"the score {tok!r} is not a number").split("\n")
     if lines and lines[-1].strip() == "":
         lines.pop()  # the newline that ends the last line
     if not lines:
@@ -57,31 +80,53 @@ def read_scores(source: Source) -> np.ndarray:
             try:
                 float(tok)
             except ValueError:
-                what = "is blank" if not tok else f"is not one number: {tok[:60]!r}"
-                raise InputError(
-                    f"{where(name, i + 1)}: {what} (a scores file has one score per line)."
-                ) from None
-    if np.isnan(values).any():
-        i = int(np.flatnonzero(np.isnan(values))[0])
-        raise InputError(f"{where(name, i + 1)}: the score is NaN.")
+                if not tok:
+                    what = "is blank (a scores file has one score per line)"
+                elif len(tok.split()) > 1:
+                    what = (f"is not one number: {tok[:60]!r} (a scores file has one score "
+                            "per line)")
+                else:
+                    what = f"the score {tok[:60]!r} is not a number"
+                raise InputError(f"{where(name, i + 1)}: {what}.") from None
+    finite = np.isfinite(values)
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0])
+        if np.isnan(values[i]):
+            raise InputError(f"{where(name, i + 1)}: the score is NaN.")
+        raise InputError(f"{where(name, i + 1)}: the score {tokens[i][:60]!r} is not a "
+                         "finite number (skrank ranks by finite scores).")
     return values
 
 
 def _read_groups(source: Source) -> np.ndarray:
+    """Query sizes, one a line (LightGBM's ``.query`` files); errors name the line."""
     name = source_name(source)
-    tokens = read_text(source).split()
-    try:
-        sizes = np.array(list(map(int, tokens)), dtype=np.int64)
-    except ValueError:
-        raise InputError(f"{name}: group sizes must be integers, one per line.") from None
-    if sizes.size == 0 or (sizes < 1).any():
-        raise InputError(f"{name}: group sizes must be integers >= 1, one per line.")
+    rule = "group sizes must be integers >= 1, one per line"
+    text = _text(source, name,
+                 lambda tok: f"the group size {tok!r} is not an integer; {rule}")
+    tokens: list[str] = []
+    linenos: list[int] = []
+    for lineno, line in enumerate(text.split("\n"), 1):
+        fields = line.split()
+        tokens.extend(fields)
+        linenos.extend([lineno] * len(fields))
+    if not tokens:
+        raise InputError(f"{name}: no group sizes (the file is empty); {rule}.")
+    sizes = to_array(tokens, int, np.int64)
+    if isinstance(sizes, int):
+        raise InputError(f"{where(name, linenos[sizes])}: the group size "
+                         f"{tokens[sizes][:60]!r} is not an integer; {rule}.")
+    if (sizes < 1).any():
+        i = int(np.flatnonzero(sizes < 1)[0])
+        raise InputError(f"{where(name, linenos[i])}: the group size {tokens[i]!r} is "
+                         f"less than 1; {rule}.")
     return sizes
 
 
 @validate_params({
-    # data, scores, group: opened in the body, whose errors name the file and the line
-    # (scores is checked there too: its messages differ by what is wrong and name a key)
+    "data": SOURCE,  # data, scores, group: opened in the body, whose errors name the line
+    # (scores is checked there: its messages differ by what is wrong and name a key)
+    "group": Described("a path (str or os.PathLike), a file object or None", SOURCE, None),
     "zero_based": BOOL,
 })
 def read_scored_libsvm(
@@ -97,13 +142,14 @@ def read_scored_libsvm(
     ----------
     data : str, path-like or file object
         LibSVM file with ``qid:`` fields (``label qid:ID idx:val ...``); only labels and query
-        ids are used.
+        ids are used. Read by :func:`read_libsvm`.
     scores : source, list of sources, or dict of name to source
-        Score file(s), one score per line in the row order of ``data``. Systems are named
-        after the file names, or by the dict keys.
+        Score file(s), one score per line in the row order of ``data``, read by
+        :func:`read_scores`. Systems are named after the file names, or by the dict keys.
     group : str, path-like, file object or None, default=None
         For LibSVM files without ``qid:``: a file of query sizes, one per line, rows of a
-        query contiguous (LightGBM's ``.query`` files). Query ``i`` gets id ``i``.
+        query contiguous (LightGBM's ``.query`` files). Query ``i`` gets id ``i``. Read
+        as the other files are: gzip, bz2 or xz, a BOM, CR line ends.
     zero_based : bool, default=False
         Passed to :func:`read_libsvm`.
 
@@ -118,6 +164,8 @@ def read_scored_libsvm(
         A scores file with a different number of lines than ``data`` has rows, a LibSVM file
         without query ids and no ``group``, or both, group sizes that do not add up, and
         every error of :func:`read_libsvm` and :func:`read_scores`.
+    InvalidParameterError
+        When ``data``, ``group`` or a scores file is not a path or a file object.
 
     Examples
     --------
@@ -129,6 +177,37 @@ def read_scored_libsvm(
     (array([1, 1, 2]), array([2., 0., 1.]), array([0.8, 0.3, 0.5]))
     """
     caller = public_name()
+    if isinstance(scores, Mapping):
+        named = list(scores.items())
+        for key, _ in named:
+            if not isinstance(key, str):
+                raise param_error("scores", "a dict with str keys (system names)", key, caller)
+    elif _is_source(scores):
+        named = [(None, scores)]
+    elif isinstance(scores, Sequence) and not isinstance(scores, (bytes, bytearray)) \
+            and len(scores) > 0:
+        named = [(None, s) for s in scores]
+    else:
+        raise param_error(
+            "scores", "a scores file, a list of them or a dict of name to file", scores, caller
+        )
+    if not named:
+        raise param_error("scores", "at least one scores file", scores, caller)
+    for _, src in named:
+        if not _is_source(src):
+            raise param_error("scores", "a scores file (a path or a file object), a list of "
+                              "them or a dict of name to file", src, caller)
+
+    labels: list[str] = []
+    for i, (key, src) in enumerate(named):
+        label = key if key is not None else os.path.basename(source_name(src))
+        if label in ("", "<stream>"):
+            label = f"score_{i + 1}"
+        if label in labels:
+            raise InputError(
+                f"Two score files are both named {label!r}; pass a dict to name the systems."
+            )
+        labels.append(label)
     data_name = source_name(data)
     parsed = read_libsvm(data, zero_based=zero_based)
     n = parsed.y.shape[0]
@@ -152,32 +231,6 @@ def read_scored_libsvm(
             f"line, like LightGBM's .query files)."
         )
 
-    if isinstance(scores, Mapping):
-        named = list(scores.items())
-        for key, _ in named:
-            if not isinstance(key, str):
-                raise param_error("scores", "a dict with str keys (system names)", key, caller)
-    elif isinstance(scores, (str, os.PathLike)) or hasattr(scores, "read"):
-        named = [(None, scores)]
-    elif isinstance(scores, Sequence) and len(scores) > 0:
-        named = [(None, s) for s in scores]
-    else:
-        raise param_error(
-            "scores", "a scores file, a list of them or a dict of name to file", scores, caller
-        )
-    if not named:
-        raise param_error("scores", "at least one scores file", scores, caller)
-
-    labels: list[str] = []
-    for i, (key, src) in enumerate(named):
-        label = key if key is not None else os.path.basename(source_name(src))
-        if label in ("", "<stream>"):
-            label = f"score_{i + 1}"
-        if label in labels:
-            raise InputError(
-                f"Two score files are both named {label!r}; pass a dict to name the systems."
-            )
-        labels.append(label)
     table: dict[str, np.ndarray] = {}
     for label, (_, src) in zip(labels, named):
         values = read_scores(src)
