@@ -3,8 +3,6 @@ formats that have no place for them; and the readers' check of their ``source``.
 
 from __future__ import annotations
 
-import os
-import threading
 from pathlib import Path
 
 import pytest
@@ -12,6 +10,8 @@ import pytest
 import skrank.cli._trec
 from skrank.exceptions import InvalidParameterError
 from skrank.io import read_qrels, read_run
+
+from .conftest import run_skrank
 
 TREC = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
 
@@ -73,26 +73,12 @@ def test_per_topic_values_in_csv_are_a_usage_error(cli):
     assert "--per-topic with --format csv" in err and "--per-query FILE" in err
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need os.mkfifo (POSIX)")
-def test_a_run_from_a_pipe_is_read_whole_with_a_note(cli, tmp_path):
-    fifo = tmp_path / "run.pipe"
-    os.mkfifo(fifo)
-    data = (TREC / "results.test").read_bytes()
-
-    def write() -> None:
-        with open(fifo, "wb") as fh:
-            fh.write(data)
-
-    writer = threading.Thread(target=write)
-    writer.start()
-    try:
-        code, out, err = cli("eval", "--preset", "trec_eval", "-m", "map",
-                             TREC / "qrels.test", fifo)
-    finally:
-        writer.join(timeout=30)
+def test_a_run_from_a_pipe_is_read_whole_with_a_note(cli, pipe):
+    fifo = pipe((TREC / "results.test").read_bytes(), "run.pipe")
+    args = ["eval", "--preset", "trec_eval", "-m", "map"]
+    code, out, err = run_skrank(*args, TREC / "qrels.test", fifo, timeout=60)
     assert code == 0, err
-    _, expected, _ = cli("eval", "--preset", "trec_eval", "-m", "map", TREC / "qrels.test",
-                         TREC / "results.test")
+    _, expected, _ = cli(*args, TREC / "qrels.test", TREC / "results.test")
     text = " ".join(out.split())
     assert f"run.pipe: read whole, not in batches: {fifo} is not a regular file (a pipe or " \
            "a device)" in text

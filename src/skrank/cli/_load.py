@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import gzip
+import lzma
+import os
 import re
+import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +26,8 @@ from ._trec import _load_trec
 
 _TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
+_BOM = b"\xef\xbb\xbf"
+
 
 def _has_table_suffix(path: str) -> bool:
     """Whether the name ends like a table file (.csv, .tsv, .parquet, ...), compressed or not."""
@@ -34,17 +38,35 @@ def _has_table_suffix(path: str) -> bool:
     return name.endswith(_TABLE_SUFFIXES)
 
 
+def _head(path: str, size: int) -> bytes:
+    """The first ``size`` bytes of the file's text (decompressed; without a UTF-8 BOM)."""
+    from ..io._arrow import open_binary
+
+    stream, _ = open_binary(path)
+    try:
+        head = b""
+        while len(head) < size:  # (a plain file's stream gives its first bytes apart)
+            chunk = stream.read(size - len(head))
+            if not chunk:
+                break
+            head += chunk
+    finally:
+        stream.close()
+    return head[len(_BOM):] if head.startswith(_BOM) else head
+
+
 def _guess_kind(paths: Sequence[str]) -> str:
+    """``table`` by the first file's name, else ``libsvm`` where its first line holds
+    ``index:value`` fields, else ``trec``; a pipe is not read here (its bytes would be
+    gone), nor a file that cannot be read (its reader says why)."""
     if _has_table_suffix(paths[0]):
         return "table"
+    if not os.path.isfile(paths[0]):
+        return "trec"
     try:
-        with open(paths[0], "rb") as fh:
-            head = fh.read(1 << 16)
-        if head[:2] == b"\x1f\x8b":
-            with gzip.open(paths[0], "rb") as fh:
-                head = fh.read(1 << 16)
-    except OSError:
-        return "trec"  # the reader reports the missing file
+        head = _head(paths[0], 1 << 16)
+    except (OSError, EOFError, lzma.LZMAError, zlib.error, SkrankError):
+        return "trec"
     for line in head.decode("utf-8", "replace").splitlines():
         fields = line.split()
         if not fields or fields[0].startswith("#"):
