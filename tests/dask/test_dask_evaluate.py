@@ -198,6 +198,25 @@ def test_of_two_bad_rows_the_first_in_input_order_is_named():
             skrank.dask.evaluate(ddf, metrics=["ndcg@5"], npartitions=1)
 
 
+@pytest.mark.parametrize("npartitions", [2, 3, 4, 5])
+def test_of_bad_rows_in_two_output_partitions_the_first_in_the_input_is_named(npartitions):
+    # the two NaN rows land in different shuffled partitions (for some npartitions the later
+    # one in the partition that holds the earliest rows): the error names input row 30
+    rng = np.random.default_rng(0)
+    n = 4000
+    frame = pd.DataFrame({"qid": rng.integers(0, 200, n), "y_true": rng.integers(0, 4, n),
+                          "y_score": rng.random(n)})
+    frame.loc[[30, 3000], "y_score"] = np.nan
+    with pytest.raises(skrank.InputError, match=r"Got nan at row 30 instead\.$"):
+        skrank.evaluate(frame.y_true, frame.y_score, frame.qid)
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)
+    assert ddf.map_partitions(len).compute().tolist()[0] > 30
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(skrank.InputError, match=r"Got nan at row 30 of input partition 0 "
+                                                    r"instead\.$"):
+            skrank.dask.evaluate(ddf, npartitions=npartitions)
+
+
 def test_empty_error_names_the_first_query_of_the_input():
     frame = random_frame(6, n_queries=15, max_size=6, weights=False)
     want = reference(frame, "default", metrics=["rr"], weights=False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import skrank
@@ -293,6 +294,28 @@ def test_bad_row_is_named_by_its_place_in_the_input(spark):
                                                 rf"{bad[part][0]} of input partition {part} "
                                                 r"instead\.$"):
         skrank.spark.evaluate(sdf, metrics=["ndcg@5"])
+
+
+@pytest.mark.parametrize("sort", ["spark", "task"])
+def test_of_two_bad_rows_the_first_in_the_input_is_named(spark, sort):
+    # under sort="spark" a task holds its rows in query order: the error is evaluate's on
+    # them in input order, and of two tasks' errors the one of the earlier row is raised
+    rng = np.random.default_rng(3)
+    n = 600
+    frame = pd.DataFrame({"qid": rng.integers(0, 40, n), "y_true": rng.integers(0, 4, n),
+                          "y_score": rng.random(n)})
+    frame.loc[[20, 500], "y_score"] = np.nan
+    with pytest.raises(skrank.InputError, match=r"Got nan at row 20 instead\.$"):
+        skrank.evaluate(frame.y_true, frame.y_score, frame.qid)
+    sdf = _frame(spark, frame)
+    bad = sdf.rdd.glom().map(lambda rows: [i for i, r in enumerate(rows)
+                                           if r.y_score is None or r.y_score != r.y_score]
+                             ).collect()
+    part = next(p for p, rows in enumerate(bad) if rows)
+    for num_partitions in (1, 2, 3):
+        with pytest.raises(skrank.InputError, match=rf"Got nan at row {bad[part][0]} of "
+                                                    rf"input partition {part} instead\.$"):
+            skrank.spark.evaluate(sdf, sort=sort, num_partitions=num_partitions)
 
 
 def test_task_failure_is_unwrapped_to_one_line():

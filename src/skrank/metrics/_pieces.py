@@ -189,7 +189,9 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
     ``_error_kind``) of a one-row table, with "at row N" rewritten by ``locate`` (given the
     row's ``first``) to say where the row was in the input, rather than raised: the engines
     pass it to the driver, where :func:`gather` raises it. The error is the one ``evaluate``
-    raises on the rows in piece order.
+    raises on the piece's rows in input order (increasing ``first``), and the table's
+    ``_first`` is the named row's (else the piece's first row), so that the driver raises
+    the error of the bad row that comes first in the input.
     """
     cols = {"qid": qid, "y_true": y_true, "y_score": y_score, "doc_id": doc_id,
             "sample_weight": sample_weight, "retrieved": retrieved}
@@ -212,7 +214,13 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
         return out
     except SkrankError as exc:
         error = exc
-    if rows is not None:  # the error as evaluate names it on the rows in piece order
+    # the error as evaluate names it on the rows in input order (Spark's tasks may hold
+    # them in query order)
+    order = None if _increasing(first) else np.argsort(first, kind="stable")
+    if rows is not None or order is not None:
+        if order is not None:
+            cols = {k: None if v is None else _take(v, order) for k, v in cols.items()}
+            first = first[order]
         try:
             out, heads = _piece_table(plan, cols)
             out[FIRST] = first[heads]
@@ -220,11 +228,17 @@ def evaluate_piece(plan: Plan, qid: np.ndarray, first: np.ndarray, y_true, y_sco
         except SkrankError as exc:
             error = exc
     message = str(error)
+    named = _ROW.search(message)
+    at = first[int(named.group(1))] if named is not None else first[0]
     if locate is not None:
         message = _ROW.sub(lambda m: "at " + locate(int(first[int(m.group(1))])), message)
-    # one row that carries the error to the driver
-    return {"qid": qid[:1], FIRST: first[:1], ERROR: [message],
+    # one row that carries the error to the driver, at the place of the row it names
+    return {"qid": qid[:1], FIRST: np.array([at], dtype=np.int64), ERROR: [message],
             ERROR_KIND: [type(error).__name__]}
+
+
+def _increasing(first: np.ndarray) -> bool:
+    return bool(first.shape[0] < 2 or (first[1:] > first[:-1]).all())
 
 
 def _gathering(qid, n: int, caller: str) -> tuple[np.ndarray | None, np.ndarray | None]:
