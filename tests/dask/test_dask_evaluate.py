@@ -217,6 +217,28 @@ def test_of_bad_rows_in_two_output_partitions_the_first_in_the_input_is_named(np
             skrank.dask.evaluate(ddf, npartitions=npartitions)
 
 
+def test_frame_errors_before_any_task():
+    frame = random_frame(9, n_queries=6, max_size=5, weights=False)
+    ddf = dd.from_pandas(frame, npartitions=3, sort=False)
+    with pytest.raises(skrank.InvalidParameterError, match=r"'retrieved' parameter of "
+                       r"skrank.dask.evaluate must name a boolean column of ddf\. Got "
+                       r"'y_true', a column of type int64, instead\.$"):
+        skrank.dask.evaluate(ddf, retrieved="y_true")
+    twice = dd.from_pandas(pd.concat([frame, frame[["y_true"]]], axis=1), npartitions=2,
+                           sort=False)
+    with pytest.raises(skrank.InvalidParameterError, match=r"must be the name of one column "
+                                                           r"of ddf \(it names 2"):
+        skrank.dask.evaluate(twice)
+    text = dd.from_pandas(frame.assign(y_true=frame.y_true.astype(str)), npartitions=2,
+                          sort=False)
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(skrank.InputError, match=r"'y_true' parameter of "
+                                                    r"skrank.dask.evaluate must hold numbers"):
+            skrank.dask.evaluate(text, metrics=["err@10"])
+        got = skrank.dask.evaluate(ddf, metrics=["rr"], npartitions=np.int64(2))
+    assert_same_result(got, reference(frame, "default", metrics=["rr"], weights=False))
+
+
 def test_empty_error_names_the_first_query_of_the_input():
     frame = random_frame(6, n_queries=15, max_size=6, weights=False)
     want = reference(frame, "default", metrics=["rr"], weights=False)

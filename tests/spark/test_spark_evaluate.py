@@ -318,6 +318,39 @@ def test_of_two_bad_rows_the_first_in_the_input_is_named(spark, sort):
             skrank.spark.evaluate(sdf, sort=sort, num_partitions=num_partitions)
 
 
+def test_column_names_are_taken_as_written(spark):
+    # a dot would be a struct's field and a backtick quoting to Spark's column parser
+    frame = random_frame(8, n_queries=6, max_size=5, weights=False)
+    want = reference(frame, "default", metrics=["rr", "ndcg@3"], weights=False)
+    odd = frame.rename(columns={"y_score": "model.score", "y_true": "label`s"})
+    got = skrank.spark.evaluate(_frame(spark, odd), metrics=["rr", "ndcg@3"],
+                                y_score="model.score", y_true="label`s")
+    assert_same_result(got, want)
+
+
+def test_frame_errors_before_any_task(spark):
+    frame = random_frame(9, n_queries=4, max_size=4, weights=False)
+    sdf = _frame(spark, frame)
+    twice = sdf.select("qid", "y_true", "y_score", sdf["y_score"].alias("y_true"))
+    with pytest.raises(skrank.InvalidParameterError, match=r"'y_true' parameter of "
+                       r"skrank.spark.evaluate must be the name of one column of sdf \(it "
+                       r"names 2: rename them\)\. Got 'y_true' instead\.$"):
+        skrank.spark.evaluate(twice)
+    with pytest.raises(skrank.InvalidParameterError, match=r"'retrieved' parameter of "
+                       r"skrank.spark.evaluate must name a boolean column of sdf\. Got "
+                       r"'y_true', a column of type long, instead\.$"):
+        skrank.spark.evaluate(sdf, retrieved="y_true")
+    # ERR's largest label is taken on the driver: labels that are not numbers are refused
+    # as evaluate refuses them, not by float()
+    text = _frame(spark, frame.assign(y_true=frame.y_true.map({0: "a", 1: "b", 2: "c",
+                                                               3: "d"})))
+    with pytest.raises(skrank.InputError, match=r"'y_true' parameter of "
+                                                r"skrank.spark.evaluate must hold numbers"):
+        skrank.spark.evaluate(text, metrics=["err@10"])
+    got = skrank.spark.evaluate(sdf, metrics=["rr"], num_partitions=np.int64(2))
+    assert_same_result(got, reference(frame, "default", metrics=["rr"], weights=False))
+
+
 def test_task_failure_is_unwrapped_to_one_line():
     from pyspark.errors import PythonException
 

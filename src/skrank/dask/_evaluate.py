@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from ..metrics._pieces import (
     Plan,
     assemble,
     check_frame_params,
+    check_retrieved,
     evaluate_piece,
     fill_parameters_doc,
     gather,
@@ -174,7 +176,13 @@ def evaluate(
         raise param_error("ddf", "a dask.dataframe.DataFrame", type(ddf).__name__, _CALLER)
     names = {"qid": qid, "y_true": y_true, "y_score": y_score, "doc_id": doc_id,
              "sample_weight": sample_weight, "retrieved": retrieved}
-    check_frame_params(names, list(ddf.columns), "ddf", ("npartitions", npartitions), _CALLER)
+    npartitions = check_frame_params(names, list(ddf.columns), "ddf",
+                                     ("npartitions", npartitions), _CALLER)
+    if retrieved is not None:
+        import pandas as pd
+
+        kind = ddf[retrieved].dtype
+        check_retrieved(retrieved, pd.api.types.is_bool_dtype(kind), kind, "ddf", _CALLER)
     weight_dtype = ddf[sample_weight].dtype if sample_weight is not None else None
     plan = make_plan(
         metrics, preset, conventions, tie_bounds, sample_weight is not None,
@@ -191,9 +199,9 @@ def evaluate(
     return _run(rows, plan, layout, npartitions, shuffle=True)
 
 
-def _max_label(labels) -> float | None:
-    top = labels.max().compute()
-    return None if top is None or top != top else float(top)
+def _max_label(labels) -> Any:
+    """The largest label (:meth:`Plan.with_max_label` takes what is not a number)."""
+    return labels.max().compute()
 
 
 # the largest one-stage task shuffle (input partitions times output partitions) preferred to

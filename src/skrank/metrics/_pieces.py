@@ -16,6 +16,7 @@ What depends on the whole input is resolved before the pieces run: ERR's scale w
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ import numpy as np
 
 from .._validation import param_error, relabel
 from ..conventions import CONVENTION_NAMES, Conventions, resolve_conventions
-from ..exceptions import InputError, SkrankError
+from ..exceptions import InputError, InvalidParameterError, SkrankError
 from ._evaluate import evaluate
 from ._finish import metric_result
 from ._groups import Grouping, as_qid_array, group_rows
@@ -55,12 +56,17 @@ class Plan:
     caller: str
     needs_max_label: bool  # ERR without max_label: the largest label of the whole input
 
-    def with_max_label(self, max_label: float | None) -> Plan:
-        """The plan with ERR's scale fixed to the largest label of the whole input."""
+    def with_max_label(self, top: Any) -> Plan:
+        """The plan with ERR's scale fixed to the largest label of the whole input (``top``:
+        the engine's maximum of the label column; None where there are no rows)."""
         if not self.needs_max_label:
             return self
-        if max_label is None or not np.isfinite(max_label):
-            return self  # no rows or bad labels: the pieces raise the precise error
+        try:
+            max_label = float(top)
+        except (TypeError, ValueError):  # None, or labels that are not numbers
+            return self  # the pieces raise evaluate's error on them
+        if not np.isfinite(max_label):
+            return self  # bad labels: the pieces raise the precise error
         if max_label != np.floor(max_label) or max_label < 0:
             raise param_error(
                 "max_label", "given for ERR when the largest label is not a non-negative "
@@ -106,11 +112,11 @@ def fill_parameters_doc(func: Callable) -> None:
 
 
 def check_frame_params(names: Mapping[str, str | None], columns: Sequence[str], frame: str,
-                       count: tuple[str, Any], caller: str) -> None:
+                       count: tuple[str, Any], caller: str) -> int | None:
     """Check an engine's column names (``names``: parameter to column name; ``qid``,
     ``y_true`` and ``y_score`` required) against the columns of its data frame (the
-    parameter ``frame``), and its partition count ``count`` (name, value: a positive int or
-    None)."""
+    parameter ``frame``), and its partition count ``count`` (name, value: a positive integer,
+    NumPy's too, or None); returns the count as an int (or None)."""
     for param, name in names.items():
         if name is None and param in ("qid", "y_true", "y_score"):
             raise param_error(param, f"the name of a column of {frame}", None, caller)
@@ -118,10 +124,27 @@ def check_frame_params(names: Mapping[str, str | None], columns: Sequence[str], 
             known = ", ".join(map(repr, columns))
             raise param_error(param, f"the name of a column of {frame} ({known})", name,
                               caller)
+        if name is not None and list(columns).count(name) > 1:
+            raise param_error(param, f"the name of one column of {frame} (it names "
+                              f"{list(columns).count(name)}: rename them)", name, caller)
     param, value = count
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool)
-                              or value < 1):
+    if value is None:
+        return None
+    if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)) \
+            or value < 1:
         raise param_error(param, "a positive int or None", value, caller)
+    return int(value)
+
+
+def check_retrieved(name: str | None, boolean: bool, dtype: Any, frame: str,
+                    caller: str) -> None:
+    """The ``retrieved`` column must be boolean, as ``evaluate``'s array is: checked on the
+    frame's schema before any task runs (a task would name the length of its piece)."""
+    if name is not None and not boolean:
+        raise InvalidParameterError(
+            f"The 'retrieved' parameter of {caller} must name a boolean column of {frame}. "
+            f"Got {name!r}, a column of type {dtype}, instead."
+        )
 
 
 def locator(row_bits: int) -> Callable[[int], str]:

@@ -17,6 +17,7 @@ from ..metrics._pieces import (
     FIRST,
     Plan,
     check_frame_params,
+    check_retrieved,
     evaluate_piece,
     fill_parameters_doc,
     gather,
@@ -367,8 +368,11 @@ def evaluate(
         raise param_error("sdf", "a pyspark.sql.DataFrame", type(sdf).__name__, _CALLER)
     names = {"qid": qid, "y_true": y_true, "y_score": y_score, "doc_id": doc_id,
              "sample_weight": sample_weight, "retrieved": retrieved}
-    check_frame_params(names, sdf.columns, "sdf", ("num_partitions", num_partitions),
-                       _CALLER)
+    num_partitions = check_frame_params(names, sdf.columns, "sdf",
+                                        ("num_partitions", num_partitions), _CALLER)
+    if retrieved is not None:
+        kind = sdf.schema[retrieved].dataType.typeName()
+        check_retrieved(retrieved, kind == "boolean", kind, "sdf", _CALLER)
     if sort not in _SORTS:
         raise param_error("sort", f"one of {', '.join(map(repr, _SORTS))}", sort, _CALLER)
     weight_type = (sdf.schema[sample_weight].dataType.typeName()
@@ -376,8 +380,8 @@ def evaluate(
     plan = make_plan(metrics, preset, conventions, tie_bounds, sample_weight is not None,
                      weight_type in ("float", "half"), _CALLER, values)
     if plan.needs_max_label:
-        top = sdf.agg(F.max(F.col(y_true))).first()[0]
-        plan = plan.with_max_label(None if top is None else float(top))
+        top = sdf.agg(F.max(_col(F, y_true))).first()[0]
+        plan = plan.with_max_label(top)
     packed = _packed(sdf, names)
     result = _run(_shuffled(sdf, names, num_partitions, packed), plan, names, sort, packed)
     if result is None:  # a label could not be packed: each in its own column
@@ -401,10 +405,10 @@ def _shuffled(sdf, names: dict[str, str | None], num_partitions: int | None,
     null there, which asks the driver to run again with ``packed=None``."""
     _, F = _import_spark()
     position = F.monotonically_increasing_id()
-    cols = [F.col(n).alias(_COLS[p]) for p, n in names.items()
+    cols = [_col(F, n).alias(_COLS[p]) for p, n in names.items()
             if n is not None and not (packed and p == "y_true")]
     if packed:
-        label = F.col(names["y_true"])
+        label = _col(F, names["y_true"])
         fits = (label.isNotNull() & (label >= 0) & (label < (1 << _LABEL_BITS))
                 & (F.spark_partition_id() < _PACKED_PARTITIONS))
         position = F.when(fits, F.shiftleft(position, _LABEL_BITS)
@@ -415,6 +419,12 @@ def _shuffled(sdf, names: dict[str, str | None], num_partitions: int | None,
     if num_partitions:
         return rows.repartition(num_partitions, _COLS["qid"])
     return rows.repartition(_COLS["qid"])
+
+
+def _col(F, name: str):
+    """The column of that name as it is written (``F.col`` reads a dot as a struct's field
+    and a backtick as quoting)."""
+    return F.col("`" + name.replace("`", "``") + "`")
 
 
 def _run(parts, plan: Plan, names, sort: str, packed: str | None) -> EvaluationResult | None:
