@@ -170,3 +170,39 @@ def test_the_score_hint_follows_a_score_column_only(cli, tmp_path):
                                 "'y'. Name the score columns with --score.")
     code, _, err = cli("eval", path, "--score", "s")
     assert _error_line(err) == f"{path}, line 3: column 's' must hold numeric scores; got 'y'."
+
+
+# ------------------------------------------------------------------ names that say nothing
+
+
+@pytest.mark.parametrize("sep", [",", "\t"])
+@pytest.mark.parametrize("compress", ["gzip", "bz2", "xz", None])
+def test_a_table_named_otherwise_is_read_by_its_text(cli, tmp_path, sep, compress):
+    import bz2
+    import gzip
+    import lzma
+
+    text = sep.join(["qid", "doc_id", "label", "s"]) + "\n" + "\n".join(
+        sep.join(row) for row in [["q1", "d1", "1", "0.5"], ["q1", "d2", "0", "0.7"],
+                                  ["q2", "d1", "2", "0.1"], ["q2", "d3", "0", "0.2"]]) + "\n"
+    data = text.encode()
+    pack = {"gzip": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}.get(compress)
+    path = tmp_path / "scored"  # no suffix
+    path.write_bytes(pack(data) if pack else data)
+    code, out, err = cli("eval", "--input", "table", "--doc-id", "doc_id", "-m", "rr",
+                         "--format", "json", path)
+    assert code == 0, err
+    assert '"value": 0.5' in out  # q1: RR 1/2, q2: RR 1/2
+
+
+def test_a_compressed_parquet_file_is_refused_with_a_hint(cli, tmp_path):
+    import gzip
+
+    plain = tmp_path / "t.parquet"
+    pd.DataFrame({"qid": ["a", "a"], "label": [1, 0], "s": [0.5, 0.2]}).to_parquet(plain)
+    packed = tmp_path / "t.parquet.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    code, _, err = cli("eval", packed)
+    assert code == 1
+    assert _error_line(err).endswith("It is gzip-compressed: a Parquet file compresses its "
+                                     "columns itself; decompress it.")

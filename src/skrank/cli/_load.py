@@ -201,18 +201,20 @@ def _number(value: Any) -> str:
 
 
 def _table_format(path: str) -> str | None:
-    """None when the name tells the format; else parquet by its magic bytes, TSV when the
-    first line has a tab, CSV otherwise."""
-    if _has_table_suffix(path):
+    """None when the name tells the format (or the file is a pipe, or cannot be read: the
+    reader says why); else parquet by its magic bytes, TSV when the first line of the text
+    (decompressed) has a tab, CSV otherwise."""
+    if _has_table_suffix(path) or not os.path.isfile(path):
         return None
     try:
         with open(path, "rb") as fh:
-            head = fh.read(1 << 16)
-    except OSError:
-        return None  # the reader reports the missing file
-    if head[:4] == b"PAR1":
-        return "parquet"
-    return "tsv" if b"\t" in head.split(b"\n", 1)[0] else "csv"
+            if fh.read(4) == b"PAR1":
+                return "parquet"
+        head = _head(path, 1 << 16)
+    except (OSError, EOFError, lzma.LZMAError, zlib.error, SkrankError):
+        return None
+    first = head.replace(b"\r", b"\n").split(b"\n", 1)[0]
+    return "tsv" if b"\t" in first else "csv"
 
 
 def _column_error(exc: InvalidParameterError, args: argparse.Namespace) -> DataError:

@@ -96,6 +96,9 @@ _NULLS = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", 
           "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
 _MAGIC_ZIP = b"PK\x03\x04"
 _MAGIC_ZSTD = b"\x28\xb5\x2f\xfd"
+#: compressed files by their first bytes (a Parquet file compressed whole cannot be read)
+_PACKED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"),
+           (_MAGIC_ZSTD, "zstd"), (_MAGIC_ZIP, "zip"))
 
 
 def _guess_format(name: str) -> str | None:
@@ -341,7 +344,15 @@ def _parquet(source: Source, name: str) -> tuple[list[str], Any]:
     try:
         schema = pq.read_schema(source)
     except (pa.ArrowException, OSError) as exc:
-        raise InputError(f"{name}: cannot be read as PARQUET ({exc}).") from None
+        hint = ""
+        if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
+            with open(source, "rb") as fh:
+                head = fh.read(6)
+            packed = [n for m, n in _PACKED if head.startswith(m)]
+            if packed:
+                hint = (f" It is {packed[0]}-compressed: a Parquet file compresses its "
+                        "columns itself; decompress it.")
+        raise InputError(f"{name}: cannot be read as PARQUET ({exc}).{hint}") from None
     if hasattr(source, "seek"):
         source.seek(0)
 
