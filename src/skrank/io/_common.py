@@ -17,13 +17,14 @@ Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-def _is_source(value: object) -> bool:
+def is_source(value: object) -> bool:
+    """Whether ``value`` is a path or an object with a ``read`` method."""
     return isinstance(value, (str, os.PathLike)) or callable(getattr(value, "read", None))
 
 
 #: The ``validate_params`` constraint of a reader's ``source`` (its content is checked
 #: where it is read, with the file and the line).
-SOURCE = Satisfies(_is_source, "a path (str or os.PathLike) or a file object")
+SOURCE = Satisfies(is_source, "a path (str or os.PathLike) or a file object")
 
 
 def source_name(source: Source) -> str:

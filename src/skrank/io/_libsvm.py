@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from .._validation import BOOL, Interval, Satisfies, validate_params
+from .._validation import BOOL, Interval, validate_params
 from ..exceptions import InputError
-from ._common import Source, decode, source_name, to_array, where
+from ._common import SOURCE, Source, decode, source_name, to_array, where
 
 if TYPE_CHECKING:  # scipy.sparse is imported when a file is read (0.2 s)
     import scipy.sparse as sp
@@ -43,14 +43,6 @@ _LINE = re.compile(r"[^\s:]+(?:\s+qid:[^\s:]+)?(?:\s+[^\s:]+:[^\s:]+)*")
 _BOM = b"\xef\xbb\xbf"
 #: the stray-byte search looks at this many bytes at a time (its masks are this large)
 _SCAN_CHUNK = 8 << 20
-
-
-def _is_source(value: Any) -> bool:
-    return isinstance(value, (str, os.PathLike)) or callable(getattr(value, "read", None))
-
-
-#: a file the readers of this module open: a path or an object with ``read``
-SOURCE = Satisfies(_is_source, "a path (str or os.PathLike) or a file object")
 
 
 def read_plain(source: Source, name: str) -> bytes:

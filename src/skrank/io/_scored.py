@@ -10,8 +10,8 @@ import numpy as np
 
 from .._validation import BOOL, Described, param_error, public_name, validate_params
 from ..exceptions import InputError
-from ._common import Source, decode, source_name, to_array, where
-from ._libsvm import SOURCE, _is_source, line_of, read_libsvm, read_plain, stray_byte
+from ._common import SOURCE, Source, decode, is_source, source_name, to_array, where
+from ._libsvm import line_of, read_libsvm, read_plain, stray_byte
 from ._table import ScoreTable
 
 __all__ = ["read_scored_libsvm", "read_scores"]
@@ -182,7 +182,7 @@ def read_scored_libsvm(
         for key, _ in named:
             if not isinstance(key, str):
                 raise param_error("scores", "a dict with str keys (system names)", key, caller)
-    elif _is_source(scores):
+    elif is_source(scores):
         named = [(None, scores)]
     elif isinstance(scores, Sequence) and not isinstance(scores, (bytes, bytearray)) \
             and len(scores) > 0:
@@ -194,7 +194,7 @@ def read_scored_libsvm(
     if not named:
         raise param_error("scores", "at least one scores file", scores, caller)
     for _, src in named:
-        if not _is_source(src):
+        if not is_source(src):
             raise param_error("scores", "a scores file (a path or a file object), a list of "
                               "them or a dict of name to file", src, caller)
 
