@@ -206,3 +206,30 @@ def test_a_compressed_parquet_file_is_refused_with_a_hint(cli, tmp_path):
     assert code == 1
     assert _error_line(err).endswith("It is gzip-compressed: a Parquet file compresses its "
                                      "columns itself; decompress it.")
+
+
+# ---------------------------------------------------------------- LibSVM and scores files
+
+
+def test_libsvm_labels_and_scores_the_conventions_refuse_name_their_line(cli, tmp_path):
+    data = tmp_path / "d.libsvm"
+    data.write_text("1 qid:1 1:1\n# a comment\n\n-1 qid:1 1:2\n0 qid:2 1:1\n")
+    scores = tmp_path / "s.txt"
+    scores.write_text("0.5\n0.2\n0.1\n")
+    code, _, err = cli("eval", data, scores)
+    assert code == 1
+    assert _error_line(err) == (f"{data}, line 4: the labels (the first field) must hold "
+                                "non-negative relevance labels (gain=exp); got -1.")
+    code, _, err = cli("eval", data, scores, "--gain", "linear", "-m", "ap")
+    assert code == 0, err  # AP under linear gain takes a negative label as not relevant
+    data.write_text("1 qid:1 1:1\n1001 qid:1 1:2\n0 qid:2 1:1\n")
+    code, _, err = cli("eval", data, scores)
+    assert _error_line(err) == (f"{data}, line 2: the labels (the first field) must hold "
+                                "labels <= 1000 with gain='exp' (2**label overflows); got "
+                                "1001.")
+    data.write_text("1 qid:1 1:1\n0 qid:1 1:2\n0 qid:2 1:1\n")
+    scores.write_text("0.5\n0.2\n1e39\n")
+    code, _, err = cli("eval", data, scores, "--score-precision", "float32")
+    assert _error_line(err) == (f"{scores}, line 3: the scores must hold scores that fit "
+                                "float32 (score_precision='float32', largest 3.40282e+38); "
+                                "got 1e+39.")

@@ -126,13 +126,50 @@ def _load_table(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _
 
 
 def _check_table_values(table: Any, plan: _Plan, path: str, label: str) -> None:
-    """Refuse, with the file and the line (the row of a Parquet file), a label or score that
-    the evaluation refuses under the command's conventions and metrics (a negative label
-    where the gain or NDCG/ERR cannot take it, one above 1000 with gain=exp, one outside a
-    gain table, a value that float32 cannot hold, ...): evaluate would name a row of its
-    arrays instead. The rules are evaluate's own checks, run on the table's columns."""
-    from ..conventions import resolve_conventions
+    """Refuse, with the file and the line (the row of a Parquet file), a label or score of a
+    table that the evaluation refuses (see :func:`_check_values`)."""
     from ..io._table import _guess_format, _row_place
+
+    fmt = _table_format(path) or _guess_format(path) or "csv"
+
+    def place(row: int) -> str:
+        return f"{path}, {_row_place(fmt, row)}"
+
+    columns = [(place, f"column {label!r}", table.y_true, True)]
+    columns += [(place, f"column {name!r}", values, False)
+                for name, values in table.scores.items()]
+    _check_values(columns, plan)
+
+
+def _check_libsvm_values(table: Any, plan: _Plan, data: str, files: dict[str, str]) -> None:
+    """Refuse, with the file and the line, a label of a LibSVM file or a score of a scores
+    file that the evaluation refuses (see :func:`_check_values`)."""
+    lines: list[np.ndarray] = []
+
+    def label_place(row: int) -> str:
+        if not lines:  # on the error path only: the data file's lines that hold a row
+            from ..io._libsvm import read_plain
+
+            text = read_plain(data, data).split(b"\n")
+            lines.append(np.array([i + 1 for i, line in enumerate(text)
+                                   if line.split(b"#", 1)[0].strip()], dtype=np.int64))
+        return f"{data}, line {int(lines[0][row]):,}"
+
+    columns = [(label_place, "the labels (the first field)", table.y_true, True)]
+    for name, path in files.items():  # a score file's line n holds its n-th score
+        columns.append((lambda row, p=path: f"{p}, line {row + 1:,}", "the scores",
+                        table.scores[name], False))
+    _check_values(columns, plan)
+
+
+def _check_values(columns: Sequence[tuple[Any, str, np.ndarray, bool]], plan: _Plan) -> None:
+    """Refuse, naming its place, a label or score that the evaluation refuses under the
+    command's conventions and metrics (a negative label where the gain or NDCG/ERR cannot
+    take it, one above 1000 with gain=exp, one outside a gain table, a value that float32
+    cannot hold, ...): evaluate would name a row of its arrays instead. ``columns``: (the
+    place of a row, what the values are, the values, whether they are labels). The rules are
+    evaluate's own checks, run on each column."""
+    from ..conventions import resolve_conventions
     from ..metrics._inputs import _check_labels, _float32_labels, _labels_array, _to_float32
     from ..metrics._spec import metric_specs
 
@@ -153,20 +190,15 @@ def _check_table_values(table: Any, plan: _Plan, path: str, label: str) -> None:
         if conv.score_precision == "float32":
             _to_float32(values, "y_score", "scores", "score_precision", caller)
 
-    fmt = _table_format(path) or _guess_format(path) or "csv"
-    columns = [(label, table.y_true, labels)]
-    columns += [(name, values, scores) for name, values in table.scores.items()]
-    for column, values, check in columns:
-        found = _first_refused(values, check)
+    for place, what, values, is_label in columns:
+        found = _first_refused(values, labels if is_label else scores)
         if found is not None:
             row, exc = found
             m = re.match(r"The 'y_\w+' parameter of \w+ must hold (.+?)\. Got ", str(exc))
             shown = _number(values[row])
             if m is None:  # pragma: no cover - every check of evaluate says "must hold"
-                raise DataError(f"{path}, {_row_place(fmt, row)}: column {column!r}, value "
-                                f"{shown}: {exc}")
-            raise DataError(f"{path}, {_row_place(fmt, row)}: column {column!r} must hold "
-                            f"{m.group(1)}; got {shown}.")
+                raise DataError(f"{place(row)}: {what}, value {shown}: {exc}")
+            raise DataError(f"{place(row)}: {what} must hold {m.group(1)}; got {shown}.")
 
 
 def _first_refused(values: np.ndarray, check: Any) -> tuple[int, SkrankError] | None:
@@ -248,7 +280,7 @@ def _rows_as_candidates(loaded: _Loaded, qid: np.ndarray) -> None:
     loaded.candidates_note = "rows of each query"
 
 
-def _load_libsvm(args: argparse.Namespace, progress: _Progress) -> _Loaded:
+def _load_libsvm(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _Loaded:
     from ..io import read_scored_libsvm
 
     if len(args.inputs) < 2 and args.baseline is None:
@@ -257,7 +289,9 @@ def _load_libsvm(args: argparse.Namespace, progress: _Progress) -> _Loaded:
     data = args.inputs[0]
     score_paths, names, base_name = _system_files(args.baseline, list(args.inputs[1:]))
     progress(f"reading {data}")
-    table = read_scored_libsvm(data, dict(zip(names, score_paths)), group=args.group)
+    files = dict(zip(names, score_paths))
+    table = read_scored_libsvm(data, files, group=args.group)
+    _check_libsvm_values(table, plan, data, files)
     loaded = _Loaded("libsvm", [], base_name)
     loaded.inputs.append(
         f"libsvm {data}: {plural(len(table), 'row')}, "
@@ -344,7 +378,7 @@ def _load(args: argparse.Namespace, kind: str, progress: _Progress, plan: _Plan,
         elif kind == "table":
             loaded = _load_table(args, progress, plan)
         else:
-            loaded = _load_libsvm(args, progress)
+            loaded = _load_libsvm(args, progress, plan)
     except SkrankError as exc:
         # a wrong number of files, or a first line that does not parse, may mean that the
         # kind of input was guessed wrong
