@@ -1,8 +1,7 @@
-"""Helpers shared by the readers: opening paths or file objects, gzip, numbers, error messages."""
+"""Helpers shared by the readers: what a source is, its name, numbers, error messages."""
 
 from __future__ import annotations
 
-import gzip
 import os
 from typing import IO, Union
 
@@ -13,8 +12,6 @@ from ..exceptions import InputError
 
 #: What the readers accept as a source: a path or an open file object (text or binary).
 Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
-
-_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def is_source(value: object) -> bool:
@@ -37,37 +34,6 @@ def source_name(source: Source) -> str:
     return "<stream>"
 
 
-def _read(source: Source) -> str | bytes:
-    """The whole content of ``source``, gzip data decompressed (text streams give str)."""
-    name = source_name(source)
-    if isinstance(source, (str, os.PathLike)):
-        try:
-            with open(source, "rb") as fh:
-                data = fh.read()
-        except FileNotFoundError:
-            raise InputError(f"{name}: no such file.") from None
-        except IsADirectoryError:
-            raise InputError(f"{name}: is a directory, not a file.") from None
-    else:
-        data = source.read()
-    if isinstance(data, bytes) and data[:2] == _GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise InputError(f"{name}: corrupt gzip data ({exc}).") from None
-    return data
-
-
-def read_bytes(source: Source) -> bytes:
-    """Return the whole content of ``source`` as bytes (text streams encoded as UTF-8).
-
-    Gzip is recognised by its magic bytes, not by the file name, so ``run.gz`` and a gzip
-    stream without a name both work.
-    """
-    data = _read(source)
-    return data.encode("utf-8") if isinstance(data, str) else data
-
-
 def decode(data: bytes, name: str) -> str:
     """``data`` as UTF-8 text; an error names the line of the first bad byte."""
     try:
@@ -75,12 +41,6 @@ def decode(data: bytes, name: str) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(f"{name}, line {line}: the file is not valid UTF-8 text.") from None
-
-
-def read_text(source: Source) -> str:
-    """Return the whole text of ``source`` (see :func:`read_bytes`), decoded as UTF-8."""
-    data = _read(source)
-    return data if isinstance(data, str) else decode(data, source_name(source))
 
 
 def first_bad(tokens: list[str], convert: type, dtype: type) -> int:
