@@ -7,6 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from .conftest import run_skrank
+
 
 def _error_line(err: str) -> str:
     lines = err.strip().splitlines()
@@ -233,3 +235,33 @@ def test_libsvm_labels_and_scores_the_conventions_refuse_name_their_line(cli, tm
     assert _error_line(err) == (f"{scores}, line 3: the scores must hold scores that fit "
                                 "float32 (score_precision='float32', largest 3.40282e+38); "
                                 "got 1e+39.")
+
+
+def test_a_libsvm_file_from_a_pipe_names_the_data_row_of_a_refused_label(pipe, tmp_path):
+    fifo = pipe(b"1 qid:1 1:0.5\n0 qid:1 1:0.2\n-1 qid:2 1:0.1\n0 qid:2 1:0.3\n", "d.pipe")
+    scores = tmp_path / "s.txt"
+    scores.write_text("0.5\n0.2\n0.1\n0.3\n")
+    code, _, err = run_skrank("eval", "--input", "libsvm", fifo, scores, timeout=60)
+    assert code == 1
+    assert err.strip().splitlines()[-1] == (
+        f"skrank: error: {fifo}, data row 3: the labels (the first field) must hold "
+        "non-negative relevance labels (gain=exp); got -1.")
+
+
+def test_a_table_whose_format_its_name_does_not_tell(pipe, tmp_path):
+    import gzip
+
+    fifo = pipe(b"qid,label,s\nq1,1,0.5\nq1,0,0.2\n", "t.pipe")
+    code, _, err = run_skrank("eval", "--input", "table", fifo, timeout=60)
+    assert code == 1
+    assert err.strip().splitlines()[-1] == (
+        f"skrank: error: {fifo}: the table's format cannot be told from its name (give a "
+        "file named .csv, .tsv, .parquet, ...).")
+    plain = tmp_path / "t.parquet"
+    pd.DataFrame({"qid": ["a", "a"], "label": [1, 0], "s": [0.5, 0.2]}).to_parquet(plain)
+    packed = tmp_path / "scored"  # a gzipped Parquet file named otherwise
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    code, _, err = run_skrank("eval", "--input", "table", packed, timeout=60)
+    assert code == 1
+    assert err.strip().endswith("It is gzip-compressed: a Parquet file compresses its "
+                                "columns itself; decompress it.")

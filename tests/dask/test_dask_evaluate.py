@@ -239,6 +239,23 @@ def test_frame_errors_before_any_task():
     assert_same_result(got, reference(frame, "default", metrics=["rr"], weights=False))
 
 
+def test_err_over_categorical_labels():
+    # ERR's scale is the largest label of the whole input, taken on the driver: of a
+    # categorical column, the largest of its values (an unordered one has no max)
+    frame = random_frame(10, n_queries=8, max_size=6, weights=False)
+    labels = frame.assign(y_true=frame.y_true.astype(float).astype("category"))
+    want = skrank.evaluate(labels.y_true.to_numpy(dtype=float), labels.y_score, labels.qid,
+                           metrics=["err@10"])
+    with dask.config.set(scheduler="sync"):
+        got = skrank.dask.evaluate(dd.from_pandas(labels, npartitions=3, sort=False),
+                                   metrics=["err@10"])
+        assert_same_result(got, want)
+        text = frame.assign(y_true=frame.y_true.map(dict(enumerate("abcd"))).astype("category"))
+        with pytest.raises(skrank.InputError, match=r"must hold numbers"):
+            skrank.dask.evaluate(dd.from_pandas(text, npartitions=3, sort=False),
+                                 metrics=["err@10"])
+
+
 def test_empty_error_names_the_first_query_of_the_input():
     frame = random_frame(6, n_queries=15, max_size=6, weights=False)
     want = reference(frame, "default", metrics=["rr"], weights=False)

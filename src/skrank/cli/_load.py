@@ -147,6 +147,8 @@ def _check_libsvm_values(table: Any, plan: _Plan, data: str, files: dict[str, st
     lines: list[np.ndarray] = []
 
     def label_place(row: int) -> str:
+        if not os.path.isfile(data):  # a pipe: read already, its lines cannot be counted
+            return f"{data}, data row {row + 1:,}"
         if not lines:  # on the error path only: the data file's lines that hold a row
             from ..io._libsvm import read_plain
 
@@ -245,6 +247,8 @@ def _table_format(path: str) -> str | None:
         head = _head(path, 1 << 16)
     except (OSError, EOFError, lzma.LZMAError, zlib.error, SkrankError):
         return None
+    if head.startswith(b"PAR1"):  # compressed whole: the reader says so
+        return "parquet"
     first = head.replace(b"\r", b"\n").split(b"\n", 1)[0]
     return "tsv" if b"\t" in first else "csv"
 
@@ -252,6 +256,9 @@ def _table_format(path: str) -> str | None:
 def _column_error(exc: InvalidParameterError, args: argparse.Namespace) -> DataError:
     """Restate read_table's unknown-column error with the command's option name."""
     text = str(exc)
+    if text.startswith("The 'format' parameter of read_table"):  # a pipe, say
+        return DataError(f"{args.inputs[0]}: the table's format cannot be told from its name "
+                         "(give a file named .csv, .tsv, .parquet, ...).")
     m = re.match(r"The '(\w+)' parameter of read_table must be a column of (.+) "
                  r"\(available: (.*)\)\. Got '(.*)' instead\.$", text)
     if not m:

@@ -200,7 +200,13 @@ def evaluate(
 
 
 def _max_label(labels) -> Any:
-    """The largest label (:meth:`Plan.with_max_label` takes what is not a number)."""
+    """The largest label (:meth:`Plan.with_max_label` takes what is not a number); of a
+    categorical column, the largest of its values (an unordered one has no ``max``)."""
+    import pandas as pd
+
+    dtype = labels.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        labels = labels.astype(dtype.categories.dtype)
     return labels.max().compute()
 
 
