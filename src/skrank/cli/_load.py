@@ -26,8 +26,6 @@ from ._trec import _load_trec
 
 _TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
-_BOM = b"\xef\xbb\xbf"
-
 
 def _has_table_suffix(path: str) -> bool:
     """Whether the name ends like a table file (.csv, .tsv, .parquet, ...), compressed or not."""
@@ -38,23 +36,6 @@ def _has_table_suffix(path: str) -> bool:
     return name.endswith(_TABLE_SUFFIXES)
 
 
-def _head(path: str, size: int) -> bytes:
-    """The first ``size`` bytes of the file's text (decompressed; without a UTF-8 BOM)."""
-    from ..io._arrow import open_binary
-
-    stream, _ = open_binary(path)
-    try:
-        head = b""
-        while len(head) < size:  # (a plain file's stream gives its first bytes apart)
-            chunk = stream.read(size - len(head))
-            if not chunk:
-                break
-            head += chunk
-    finally:
-        stream.close()
-    return head[len(_BOM):] if head.startswith(_BOM) else head
-
-
 def _guess_kind(paths: Sequence[str]) -> str:
     """``table`` by the first file's name, else ``libsvm`` where its first line holds
     ``index:value`` fields, else ``trec``; a pipe is not read here (its bytes would be
@@ -63,8 +44,10 @@ def _guess_kind(paths: Sequence[str]) -> str:
         return "table"
     if not os.path.isfile(paths[0]):
         return "trec"
+    from ..io._arrow import read_head
+
     try:
-        head = _head(paths[0], 1 << 16)
+        head = read_head(paths[0], 1 << 16)
     except (OSError, EOFError, lzma.LZMAError, zlib.error, SkrankError):
         return "trec"
     for line in head.decode("utf-8", "replace").splitlines():
@@ -97,10 +80,10 @@ def _load_table(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _
         scores.append(args.baseline)
     extra = [] if args.query_table else _segment_columns(args)
     progress(f"reading {path}")
+    fmt = _table_format(path)
     try:
         table = read_table(path, qid=args.qid, label=args.label, scores=scores,
-                           doc_id=args.doc_id, extra=sorted(set(extra)) or None,
-                           format=_table_format(path))
+                           doc_id=args.doc_id, extra=sorted(set(extra)) or None, format=fmt)
     except InvalidParameterError as exc:
         raise _column_error(exc, args) from None
     except SkrankError as exc:
@@ -108,7 +91,7 @@ def _load_table(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _
     if args.baseline is not None and args.baseline not in table.scores:
         raise DataError(f"--baseline: {args.baseline!r} is not a score column of {path} "
                         f"(score columns: {listing(table.systems, 10)}).")
-    _check_table_values(table, plan, path, args.label)
+    _check_table_values(table, plan, path, args.label, fmt)
     loaded = _Loaded("table", [], args.baseline)
     n_q = np.unique(table.qid).size
     loaded.inputs.append(
@@ -125,12 +108,14 @@ def _load_table(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _
     return loaded
 
 
-def _check_table_values(table: Any, plan: _Plan, path: str, label: str) -> None:
+def _check_table_values(table: Any, plan: _Plan, path: str, label: str,
+                        fmt: str | None) -> None:
     """Refuse, with the file and the line (the row of a Parquet file), a label or score of a
-    table that the evaluation refuses (see :func:`_check_values`)."""
+    table that the evaluation refuses (see :func:`_check_values`); ``fmt``: the format
+    given to the reader (None: told by the name)."""
     from ..io._table import _guess_format, _row_place
 
-    fmt = _table_format(path) or _guess_format(path) or "csv"
+    fmt = fmt or _guess_format(path) or "csv"
 
     def place(row: int) -> str:
         return f"{path}, {_row_place(fmt, row)}"
@@ -149,12 +134,10 @@ def _check_libsvm_values(table: Any, plan: _Plan, data: str, files: dict[str, st
     def label_place(row: int) -> str:
         if not os.path.isfile(data):  # a pipe: read already, its lines cannot be counted
             return f"{data}, data row {row + 1:,}"
-        if not lines:  # on the error path only: the data file's lines that hold a row
-            from ..io._libsvm import read_plain
+        if not lines:  # on the error path only
+            from ..io._libsvm import row_lines
 
-            text = read_plain(data, data).split(b"\n")
-            lines.append(np.array([i + 1 for i, line in enumerate(text)
-                                   if line.split(b"#", 1)[0].strip()], dtype=np.int64))
+            lines.append(row_lines(data, data))
         return f"{data}, line {int(lines[0][row]):,}"
 
     columns = [(label_place, "the labels (the first field)", table.y_true, True)]
@@ -240,14 +223,13 @@ def _table_format(path: str) -> str | None:
     (decompressed) has a tab, CSV otherwise."""
     if _has_table_suffix(path) or not os.path.isfile(path):
         return None
+    from ..io._arrow import read_head
+
     try:
-        with open(path, "rb") as fh:
-            if fh.read(4) == b"PAR1":
-                return "parquet"
-        head = _head(path, 1 << 16)
+        head = read_head(path, 1 << 16)
     except (OSError, EOFError, lzma.LZMAError, zlib.error, SkrankError):
         return None
-    if head.startswith(b"PAR1"):  # compressed whole: the reader says so
+    if head.startswith(b"PAR1"):  # (compressed whole, the reader says so)
         return "parquet"
     first = head.replace(b"\r", b"\n").split(b"\n", 1)[0]
     return "tsv" if b"\t" in first else "csv"

@@ -17,7 +17,7 @@ from typing import Any
 
 from .._validation import public_name
 from ..exceptions import InputError
-from ._common import Source, source_name
+from ._common import BOM, Source, source_name
 
 __all__ = ["import_pyarrow", "open_binary"]
 
@@ -94,6 +94,22 @@ def open_binary(source: Source) -> tuple[Any, bool]:
         return _Closing(raw, fh), True
     return raw, False
 
+
+
+def read_head(path: str | os.PathLike, size: int) -> bytes:
+    """The first ``size`` bytes of a file's text: decompressed (see :func:`open_binary`),
+    without a UTF-8 byte order mark."""
+    stream, _ = open_binary(path)
+    try:
+        head = b""
+        while len(head) < size:  # (a plain file's stream gives its first bytes apart)
+            chunk = stream.read(size - len(head))
+            if not chunk:
+                break
+            head += chunk
+    finally:
+        stream.close()
+    return head[len(BOM):] if head.startswith(BOM) else head
 
 class _Closing:
     """Read from ``stream``; closing closes the underlying file too."""

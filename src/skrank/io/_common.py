@@ -10,6 +10,9 @@ import numpy as np
 from .._validation import Satisfies
 from ..exceptions import InputError
 
+#: A UTF-8 byte order mark: dropped at the start of a text file by every reader.
+BOM = b"\xef\xbb\xbf"
+
 #: What the readers accept as a source: a path or an open file object (text or binary).
 Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._validation import BOOL, Interval, validate_params
 from ..exceptions import InputError
-from ._common import SOURCE, Source, decode, source_name, to_array, where
+from ._common import BOM, SOURCE, Source, decode, source_name, to_array, where
 
 if TYPE_CHECKING:  # scipy.sparse is imported when a file is read (0.2 s)
     import scipy.sparse as sp
@@ -40,7 +40,6 @@ __all__ = ["LibSVMData", "read_libsvm"]
 # label, optional qid:<id>, then index:value pairs; no token may hold a stray colon.
 _LINE = re.compile(r"[^\s:]+(?:\s+qid:[^\s:]+)?(?:\s+[^\s:]+:[^\s:]+)*")
 
-_BOM = b"\xef\xbb\xbf"
 #: the stray-byte search looks at this many bytes at a time (its masks are this large)
 _SCAN_CHUNK = 8 << 20
 
@@ -78,8 +77,8 @@ def read_plain(source: Source, name: str) -> bytes:
         if owned:
             stream.close()
     data = bytes(data)
-    if data.startswith(_BOM):
-        data = data[len(_BOM):]
+    if data.startswith(BOM):
+        data = data[len(BOM):]
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
@@ -131,6 +130,14 @@ def line_of(data: bytes, at: int) -> tuple[int, bytes]:
     end = data.find(b"\n", at)
     return data.count(b"\n", 0, at) + 1, data[start:len(data) if end < 0 else end]
 
+
+
+def row_lines(source: Source, name: str) -> np.ndarray:
+    """The line numbers (from 1) of the rows of a LibSVM file: its lines that hold more
+    than a comment, as :func:`read_libsvm` reads them."""
+    lines = read_plain(source, name).split(b"\n")
+    return np.array([i for i, line in enumerate(lines, 1) if line.split(b"#", 1)[0].strip()],
+                    dtype=np.int64)
 
 def _strict(tokens: list[str], convert: type, dtype: type) -> np.ndarray | int:
     """:func:`~skrank.io._common.to_array`, with a token holding ``_`` or a non-ASCII

@@ -21,10 +21,9 @@ import numpy as np
 from . import _runreader as R
 from ._align import Joined
 from ._arrow import open_binary
-from ._common import Source, source_name
+from ._common import BOM, Source, source_name
 from ._runfile import (
     _ALL_BITS,
-    _BOM,
     Interleaved,
     QrelsFile,
     RunRows,
@@ -85,7 +84,7 @@ def _batch(name: str, buf: Any, begin: int, line: int, parsed: Any, eof: bool,
 def _mapped_batches(mm: Any, name: str, chunk_bytes: int, seen: set[str], state: Any,
                     hash_mask: int) -> Iterator[RunRows]:
     size = len(mm)
-    pos = len(_BOM) if mm[: len(_BOM)] == _BOM else 0
+    pos = len(BOM) if mm[: len(BOM)] == BOM else 0
     line, step = 1, chunk_bytes
     pool = _Pool()
     while pos < size:
@@ -127,12 +126,12 @@ def _read_batches(stream: Any, name: str, chunk_bytes: int, seen: set[str], stat
         data = pending + chunk if pending else chunk
         eof = not chunk
         if first:  # a BOM is dropped: wait for its three bytes
-            if len(data) < len(_BOM) and not eof:
+            if len(data) < len(BOM) and not eof:
                 pending = data
                 continue
             first = False
-            if data.startswith(_BOM):
-                data = data[len(_BOM):]
+            if data.startswith(BOM):
+                data = data[len(BOM):]
         if eof:
             end = len(data)
         else:

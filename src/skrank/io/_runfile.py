@@ -21,11 +21,10 @@ import numpy as np
 from ..exceptions import InputError
 from . import _runreader as R
 from ._arrow import open_binary
-from ._common import Source, source_name, where
+from ._common import BOM, Source, source_name, where
 
 __all__ = ["Interleaved", "QrelsFile", "RunRows", "read_qrels_file", "read_run_whole"]
 
-_BOM = b"\xef\xbb\xbf"
 #: the first bytes of gzip, bz2 and xz data (open_binary decompresses them)
 _MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
 _BLANKS = re.compile(rb"[ \t\v\f]+")
@@ -185,14 +184,14 @@ def _read_all(source: Source) -> _Source:
             mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         if hasattr(mmap, "MADV_SEQUENTIAL"):
             mm.madvise(mmap.MADV_SEQUENTIAL)
-        return _Source(mm, 3 if mm[:3] == _BOM else 0)
+        return _Source(mm, 3 if mm[:3] == BOM else 0)
     stream, owned = open_binary(source)
     try:
         data = _read_stream(stream, -1, name)
     finally:
         if owned:
             stream.close()
-    return _Source(data, 3 if data.startswith(_BOM) else 0)
+    return _Source(data, 3 if data.startswith(BOM) else 0)
 
 
 def _read_stream(stream: Any, size: int, name: str) -> bytes:
