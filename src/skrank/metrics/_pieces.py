@@ -124,9 +124,10 @@ def check_frame_params(names: Mapping[str, str | None], columns: Sequence[str], 
             known = ", ".join(map(repr, columns))
             raise param_error(param, f"the name of a column of {frame} ({known})", name,
                               caller)
-        if name is not None and list(columns).count(name) > 1:
+        times = 0 if name is None else list(columns).count(name)
+        if times > 1:
             raise param_error(param, f"the name of one column of {frame} (it names "
-                              f"{list(columns).count(name)}: rename them)", name, caller)
+                              f"{times}: rename them)", name, caller)
     param, value = count
     if value is None:
         return None
@@ -136,11 +137,11 @@ def check_frame_params(names: Mapping[str, str | None], columns: Sequence[str], 
     return int(value)
 
 
-def check_retrieved(name: str | None, boolean: bool, dtype: Any, frame: str,
+def check_retrieved(name: str, boolean: bool, dtype: Any, frame: str,
                     caller: str) -> None:
     """The ``retrieved`` column must be boolean, as ``evaluate``'s array is: checked on the
     frame's schema before any task runs (a task would name the length of its piece)."""
-    if name is not None and not boolean:
+    if not boolean:
         raise InvalidParameterError(
             f"The 'retrieved' parameter of {caller} must name a boolean column of {frame}. "
             f"Got {name!r}, a column of type {dtype}, instead."
