@@ -106,7 +106,10 @@ class Conventions:
         Gain of a label: ``"exp"`` is ``2**label - 1`` (LightGBM, XGBoost, the TREC Web track),
         ``"linear"`` is the label itself (trec_eval, scikit-learn). A sequence (or a mapping
         ``{label: gain}``) is a gain table indexed by integer label, like LightGBM's
-        ``label_gain``; labels outside the table are an error.
+        ``label_gain``. Only DCG and NDCG use the gain, and only they refuse what it cannot
+        take (a label outside the table, one above 1000 under ``"exp"``, a negative label
+        under a gain other than linear): the binary metrics and ERR (whose stopping
+        probability has its own ``2**label``, so labels above 1000 are an error) take them.
     ties : {"pessimistic", "optimistic", "input", "average", "docid"}, default="pessimistic"
         Order of documents with equal scores: lower labels first, higher labels first, input
         order (LightGBM, XGBoost), the expected value over all orders of the tied documents

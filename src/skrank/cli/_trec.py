@@ -76,7 +76,7 @@ class _QrelsReader:
     """A qrels file read, and its labels checked, in a thread (started at once) while the
     first batches of the first run are read: :meth:`get` waits for it."""
 
-    def __init__(self, path: str, conv: dict[str, Any]) -> None:
+    def __init__(self, path: str, conv: dict[str, Any], metrics: Any) -> None:
         # imported here, not in the thread: the main thread imports on meanwhile
         from ..conventions import resolve_conventions  # noqa: F401 (for _check_labels)
         from ..io._runfile import read_qrels_file
@@ -84,14 +84,15 @@ class _QrelsReader:
         self._result: list[tuple[bool, Any]] = []
         self.early: _EarlyRun | None = None  # the first run, when its reading started too
         self._thread = threading.Thread(target=self._read,
-                                        args=(read_qrels_file, path, conv),
+                                        args=(read_qrels_file, path, conv, metrics),
                                         name="skrank-qrels", daemon=True)
         self._thread.start()
 
-    def _read(self, read_qrels_file: Any, path: str, conv: dict[str, Any]) -> None:
+    def _read(self, read_qrels_file: Any, path: str, conv: dict[str, Any],
+              metrics: Any) -> None:
         try:
             qrels = read_qrels_file(path)
-            _check_labels(qrels, conv, path)
+            _check_labels(qrels, conv, metrics, path)
             self._result.append((True, qrels))
         except BaseException as exc:  # raised by get, in the thread that asks
             self._result.append((False, exc.with_traceback(None)))
@@ -373,14 +374,18 @@ def _combine(parts: list[tuple[np.ndarray, Any]]) -> Any:
     return EvaluationResult(first.metrics, qids, first.conventions, results)
 
 
-def _check_labels(qrels: Any, conv: dict[str, Any], path: str) -> None:
-    """Name the qrels line of a label the gain cannot take (evaluate would name a row)."""
+def _check_labels(qrels: Any, conv: dict[str, Any], metrics: Any, path: str) -> None:
+    """Name the qrels line of a label the gain cannot take, when a metric uses the gain, or
+    that ERR cannot (evaluate would name a row)."""
     from ..conventions import resolve_conventions
+    from ..metrics._inputs import uses_gain
 
-    try:
-        gain = resolve_conventions(conv.get("preset"), gain=conv.get("gain")).gain
-    except SkrankError:  # pragma: no cover - the evaluation reports it
-        return
+    gain = None
+    if uses_gain(metrics):
+        try:
+            gain = resolve_conventions(conv.get("preset"), gain=conv.get("gain")).gain
+        except SkrankError:  # pragma: no cover - the evaluation reports it
+            return
     rel = qrels.rel
     if isinstance(gain, tuple):
         bad = np.flatnonzero(rel >= len(gain))
@@ -390,6 +395,9 @@ def _check_labels(qrels: Any, conv: dict[str, Any], path: str) -> None:
         bad = np.flatnonzero(rel > 1000)
         limit = ("is above 1000, the largest label gain=exp takes (2**label overflows); "
                  "choose --gain linear or a gain table")
+    elif any(m.name == "err" for m in metrics):
+        bad = np.flatnonzero(rel > 1000)
+        limit = "is above 1000, the largest label ERR takes (2**label overflows)"
     else:
         return
     if bad.size:
@@ -411,7 +419,7 @@ def _start_qrels(args: argparse.Namespace, plan: _Plan) -> _QrelsReader | None:
     reading that a usage error left unused)."""
     if len(args.inputs) < 2:
         return None  # _load_trec says what is missing
-    reader = _QrelsReader(args.inputs[0], plan.conv)
+    reader = _QrelsReader(args.inputs[0], plan.conv, plan.metrics)
     path = args.inputs[1]  # the first system (see _system_files)
     if _streams(path, plan):
         state = _RunState()
@@ -430,7 +438,7 @@ def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan,
     run_paths, names, base_name = _system_files(args.baseline, list(args.inputs[1:]))
     progress(f"reading {qrels_path}")
     if qrels_reader is None:
-        qrels_reader = _QrelsReader(qrels_path, plan.conv)
+        qrels_reader = _QrelsReader(qrels_path, plan.conv, plan.metrics)
     qrels_only = args.qrels_only or ("include" if args.complete else "ignore")
     loaded = _Loaded("trec", [], base_name)
     candidates = {}

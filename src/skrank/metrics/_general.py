@@ -14,6 +14,8 @@ from ._kernels import ranking as K
 from ._threads import run_chunks
 
 _KIND = K.KINDS
+#: the kernel codes of the metrics that use the gain (see ``_inputs.GAIN_METRICS``)
+_GAIN_KINDS = np.array([_KIND["ndcg"], _KIND["dcg"]], dtype=np.int64)
 _TIE = K.TIE_RULES
 _AP_DEN = K.AP_DENOMINATORS
 
@@ -32,17 +34,20 @@ def _run(y_true, y_score, tiekey, mask, grouping, conv, tie_rule, kinds, ks, max
          n_threads, gain=None):
     """The general kernel over every query; ``gain``: a (table, ideal order) to use instead
     of those of ``conv``."""
+    # metrics that do not use the gain take labels the gain could not (a label beyond a
+    # gain table, or above 1000 under gain="exp"): their pass computes linear gains, unused
+    gain_name = conv.gain if np.isin(kinds, _GAIN_KINDS).any() else "linear"
     if gain is not None:
         gain_mode = K.GAIN_MODES["table"]
         table, order = gain
-    elif isinstance(conv.gain, tuple):
-        gain_mode, table = K.GAIN_MODES["table"], np.asarray(conv.gain, dtype=np.float64)
+    elif isinstance(gain_name, tuple):
+        gain_mode, table = K.GAIN_MODES["table"], np.asarray(gain_name, dtype=np.float64)
     elif int_labels:
         labels = np.arange(int_labels, dtype=np.float64)
         gain_mode = K.GAIN_MODES["table"]
-        table = labels if conv.gain == "linear" else 2.0**labels - 1.0
+        table = labels if gain_name == "linear" else 2.0**labels - 1.0
     else:
-        gain_mode = K.GAIN_MODES[conv.gain]
+        gain_mode = K.GAIN_MODES[gain_name]
         table = np.zeros(1, dtype=np.float64)
     if gain is None:
         order = _ideal_order(table, conv)

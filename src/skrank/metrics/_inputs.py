@@ -43,8 +43,27 @@ def _show(value) -> float | int:
     return int(v) if v.is_integer() else v
 
 
+#: the metrics whose values depend on the gain convention (ERR has its own 2**label)
+GAIN_METRICS = frozenset({"ndcg", "dcg"})
+#: the largest label whose 2**label (ERR's, or gain="exp"'s) a float64 holds with room
+_MAX_EXP_LABEL = 1000
+
+
+def uses_gain(metrics: Sequence[Metric]) -> bool:
+    """Whether any of ``metrics`` depends on the gain (NDCG and DCG): the other metrics
+    take any label, whatever the gain convention says."""
+    return any(m.name in GAIN_METRICS for m in metrics)
+
+
 def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metric], caller: str):
+    """Check the labels against the metrics and their conventions; return ``(max_label,
+    int_labels)`` for the general kernel.
+
+    The gain's limits (a table's length, ``2**label`` under ``gain="exp"``, no negative
+    label under a gain other than linear) apply only when a metric uses the gain
+    (:data:`GAIN_METRICS`); ERR's own ``2**label`` limits its labels whatever the gain."""
     finite, lo, hi, integer = A.scan(y_true)
+    gain = uses_gain(metrics)
     if not finite:
         bad = np.flatnonzero(~np.isfinite(y_true))[0]
         raise InputError(
@@ -57,16 +76,16 @@ def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metri
         # [0, 1] scale any more) and ERR's stopping probability (2**l - 1) / 2**max would be
         # negative
         refused = sorted({m.display.split("@")[0] for m in metrics if m.name in ("ndcg", "err")})
-        if conv.gain != "linear" or refused:
+        if (gain and conv.gain != "linear") or refused:
             bad = int(np.flatnonzero(y_true < 0)[0])
-            why = (f"gain={conv.gain_name()}" if conv.gain != "linear"
+            why = (f"gain={conv.gain_name()}" if gain and conv.gain != "linear"
                    else f"for {' and '.join(refused)}; gain='linear' takes them for DCG and "
                         "the binary metrics")
             raise InputError(
                 f"The 'y_true' parameter of {caller} must hold non-negative relevance labels "
                 f"({why}). Got {_show(y_true[bad])!r} at row {bad} instead."
             )
-    if isinstance(conv.gain, tuple):
+    if gain and isinstance(conv.gain, tuple):
         if not integer:
             bad = int(np.flatnonzero(y_true != np.floor(y_true))[0])
             raise InputError(
@@ -81,10 +100,16 @@ def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metri
                 f"(the gain table has {len(conv.gain)} entries). Got {_show(y_true[bad])!r} "
                 f"at row {bad} instead."
             )
-    elif conv.gain == "exp" and hi > 1000:
+    elif gain and conv.gain == "exp" and hi > _MAX_EXP_LABEL:
         raise InputError(
-            f"The 'y_true' parameter of {caller} must hold labels <= 1000 with gain='exp' "
-            f"(2**label overflows). Got {hi!r} instead."
+            f"The 'y_true' parameter of {caller} must hold labels <= {_MAX_EXP_LABEL} with "
+            f"gain='exp' (2**label overflows). Got {hi!r} instead."
+        )
+    if hi > _MAX_EXP_LABEL and any(m.name == "err" for m in metrics):
+        raise InputError(
+            f"The 'y_true' parameter of {caller} must hold labels <= {_MAX_EXP_LABEL} for ERR "
+            f"(its stopping probability (2**label - 1) / 2**max_label overflows). Got "
+            f"{hi!r} instead."
         )
     max_label = hi if hi != -np.inf else 0.0
     # small integer labels: gains come from a table (exact, no pow(), and the kernel takes the
