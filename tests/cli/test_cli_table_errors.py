@@ -127,6 +127,71 @@ def test_the_first_refused_label_is_named(cli, tmp_path):
                                 "relevance labels (gain=exp); got -1.")
 
 
+# --------------------------------------- the file's own lines: blank lines, quoted breaks
+
+
+# a table whose refused label (-1: NDCG under gain=exp takes none) is on line 7, data row 3;
+# the old rule (data row + 1) said line 4
+_NEGATIVE = (
+    "qid,doc,label,s\n"         # line 1
+    "\n"                        # line 2: blank
+    "q1,d1,1,0.5\n"             # line 3
+    'q1,"a document\n'          # line 4: a quoted id over two lines,
+    'id",0,0.2\n'               # line 5: one row
+    "\n"                        # line 6: blank
+    "q1,d3,-1,0.1\n"            # line 7: the refused label
+)
+_REFUSED = ("column 'label' must hold non-negative relevance labels (gain=exp); got -1.")
+
+
+def test_a_refused_label_is_named_by_its_line_in_the_file(cli, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(_NEGATIVE)
+    code, _, err = cli("eval", "--doc-id", "doc", "-m", "ndcg@10", path)
+    assert code == 1
+    assert _error_line(err) == f"{path}, line 7: {_REFUSED}"
+
+
+@pytest.mark.parametrize("compress", ["gzip", "bz2", "xz"])
+def test_a_compressed_table_names_the_line_of_its_text(cli, tmp_path, compress):
+    import bz2
+    import gzip
+    import lzma
+
+    pack = {"gzip": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[compress]
+    path = tmp_path / "scored"  # named otherwise: the format is told by the text
+    path.write_bytes(pack(_NEGATIVE.encode()))
+    code, _, err = cli("eval", "--input", "table", "--doc-id", "doc", path)
+    assert code == 1
+    assert _error_line(err) == f"{path}, line 7: {_REFUSED}"
+
+
+def test_a_tsv_table_with_crlf_line_ends(cli, tmp_path):
+    path = tmp_path / "t.tsv"
+    path.write_bytes(_NEGATIVE.replace(",", "\t").replace("\n", "\r\n").encode())
+    code, _, err = cli("eval", "--doc-id", "doc", path)
+    assert code == 1
+    assert _error_line(err) == f"{path}, line 7: {_REFUSED}"
+
+
+def test_a_score_float32_cannot_hold_after_blank_lines(cli, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("qid,label,s\n\n\nq1,1,0.5\n\nq1,0,1e39\n")  # 1e39 on line 6
+    code, _, err = cli("eval", path, "--score-precision", "float32")
+    assert code == 1
+    assert _error_line(err).startswith(f"{path}, line 6: column 's' must hold scores that fit "
+                                       "float32")
+
+
+def test_a_table_from_a_pipe_names_the_data_row(pipe):
+    # a pipe's bytes are gone once read: its lines cannot be counted again, the data row is
+    # named instead (as for a LibSVM file from a pipe)
+    fifo = pipe(_NEGATIVE.encode(), "t.csv")
+    code, _, err = run_skrank("eval", "--doc-id", "doc", fifo, timeout=60)
+    assert code == 1
+    assert err.strip().splitlines()[-1] == f"skrank: error: {fifo}, data row 3: {_REFUSED}"
+
+
 def test_a_score_float32_cannot_hold_names_the_line(cli, tmp_path):
     path = _table(tmp_path, [1, 0], [0.5, "1e39"])
     code, _, err = cli("eval", path, "--score-precision", "float32")

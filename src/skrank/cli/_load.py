@@ -112,13 +112,15 @@ def _check_table_values(table: Any, plan: _Plan, path: str, label: str,
                         fmt: str | None) -> None:
     """Refuse, with the file and the line (the row of a Parquet file), a label or score of a
     table that the evaluation refuses (see :func:`_check_values`); ``fmt``: the format
-    given to the reader (None: told by the name)."""
-    from ..io._table import _guess_format, _row_place
+    given to the reader (None: told by the name). The line is found by reading the file
+    again, on the error path only (blank lines and quoted line breaks counted as the reader
+    counts them); a pipe's is its data row."""
+    from ..io._table import _guess_format, table_row_place
 
     fmt = fmt or _guess_format(path) or "csv"
 
     def place(row: int) -> str:
-        return f"{path}, {_row_place(fmt, row)}"
+        return f"{path}, {table_row_place(path, fmt, row)}"
 
     columns = [(place, f"column {label!r}", table.y_true, True)]
     columns += [(place, f"column {name!r}", values, False)

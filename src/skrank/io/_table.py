@@ -128,9 +128,30 @@ _COLUMN = InstanceOf(str, "a column name (str)")
 _COLUMNS = [Satisfies(_is_names, "a column name or a non-empty list of column names"), None]
 
 
-def _row_place(fmt: str, row: int) -> str:
-    """How to point at a data row: file line for text tables (header is line 1)."""
-    return f"line {row + 2}" if fmt != "parquet" else f"row {row}"
+def _row_place(fmt: str, row: int, line: int | None = None) -> str:
+    """How to point at data row ``row`` (from 0): ``row N`` of a Parquet file (from 0);
+    ``line N`` of a CSV/TSV file, the line where the row starts (see
+    :func:`_data_row_line`), or ``data row N`` (from 1, the header not counted) when that
+    line is not known (the text cannot be read again: a pipe)."""
+    if fmt == "parquet":
+        return f"row {row}"
+    return f"line {line}" if line is not None else f"data row {row + 1}"
+
+
+def table_row_place(path: str, fmt: str, row: int) -> str:
+    """:func:`_row_place` of data row ``row`` of the table file ``path``, read again (for a
+    check made after :func:`read_table` returned, on its error path only): a pipe cannot
+    be read again, nor a file that no longer reads; theirs is ``data row N``."""
+    import lzma
+    import zlib
+
+    if fmt == "parquet" or not os.path.isfile(path):
+        return _row_place(fmt, row)
+    try:
+        data = _table_bytes(path, path)
+    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error, InputError):
+        return _row_place(fmt, row)
+    return _row_place(fmt, row, _data_row_line(data, _separator(fmt), row))
 
 
 @validate_params({
@@ -201,8 +222,10 @@ def read_table(
 
     Notes
     -----
-    Only the columns asked for are read (Parquet) or converted (CSV/TSV). Line numbers count
-    the header as line 1 and assume no blank lines and no line breaks inside quoted values.
+    Only the columns asked for are read (Parquet) or converted (CSV/TSV). Line numbers are
+    the file's own (decompressed; from 1, the header's line included): blank lines, which
+    are skipped, count, and a row whose quoted value holds a line break is named by the line
+    where it starts.
 
     Labels and scores must be finite numbers: NaN is read as a missing value and an infinite
     value is refused, here, with its line, rather than by the evaluation later. Whether a
@@ -239,10 +262,15 @@ def read_table(
                           source, public_name())
 
     pa = _import_pyarrow()
+    line: Any = None  # text tables: the line of a data row, on the error path
     if fmt == "parquet":
         columns, read = _parquet(source, name)
     else:
-        columns, read = _text_table(source, name, fmt)
+        columns, read, line = _text_table(source, name, fmt)
+
+    def place(row: int) -> str:
+        return _row_place(fmt, row, None if line is None else line(row))
+
     available = ", ".join(repr(c) for c in columns)
 
     def need(column: str, param: str) -> None:
@@ -278,7 +306,7 @@ def read_table(
         if isna.any():
             row = int(np.flatnonzero(isna)[0])
             raise InputError(
-                f"{name}, {_row_place(fmt, row)}: missing value in column {column!r} "
+                f"{name}, {place(row)}: missing value in column {column!r} "
                 f"({int(isna.sum())} missing in all)."
             )
 
@@ -293,14 +321,14 @@ def read_table(
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             row = _first_not_number(values, pa)
             raise InputError(
-                f"{name}, {_row_place(fmt, row)}: column {column!r} must hold {what}; got "
+                f"{name}, {place(row)}: column {column!r} must hold {what}; got "
                 f"{values[row].as_py()!r}." + hint
             ) from None
         infinite = np.isinf(out)  # NaN is a missing value: refused above
         if infinite.any():
             row = int(np.flatnonzero(infinite)[0])
             raise InputError(
-                f"{name}, {_row_place(fmt, row)}: column {column!r} must hold finite {what}; "
+                f"{name}, {place(row)}: column {column!r} must hold finite {what}; "
                 f"got {float(out[row])!r}."
             )
         return out
@@ -323,8 +351,8 @@ def read_table(
         if repeat is not None:
             first, row = repeat
             raise InputError(
-                f"{name}, {_row_place(fmt, row)}: document {str(docs[row])!r} appears twice "
-                f"for query {str(qids[row])!r} (first on {_row_place(fmt, first)})."
+                f"{name}, {place(row)}: document {str(docs[row])!r} appears twice "
+                f"for query {str(qids[row])!r} (first on {place(first)})."
             )
     return ScoreTable(
         qid=qids,
@@ -365,18 +393,26 @@ def _parquet(source: Source, name: str) -> tuple[list[str], Any]:
     return list(schema.names), read
 
 
-def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any]:
-    """The header of a CSV/TSV table and a function parsing some of its columns."""
+def _separator(fmt: str) -> str:
+    return "," if fmt == "csv" else "\t"
+
+
+def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, Any]:
+    """The header of a CSV/TSV table, a function parsing some of its columns and one
+    giving the line of a data row (:func:`_data_row_line`, for error messages)."""
     import pyarrow as pa
     import pyarrow.csv as csv
 
     data = _table_bytes(source, name)
-    sep = "," if fmt == "csv" else "\t"
+    sep = _separator(fmt)
     parse = csv.ParseOptions(delimiter=sep)
-    end = data.find(b"\n")
+    first = 0  # the header's first byte: pyarrow skips empty lines before it too
+    while data[first:first + 1] in (b"\r", b"\n"):
+        first += 1
+    end = data.find(b"\n", first)
+    head = memoryview(data)[first:] if end < 0 else data[first:end + 1]
     try:
-        header = csv.read_csv(pa.py_buffer(data if end < 0 else data[: end + 1]),
-                              parse_options=parse).column_names
+        header = csv.read_csv(pa.py_buffer(head), parse_options=parse).column_names
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputError(f"{name}: cannot be read as {fmt.upper()} ({exc}).") from None
 
@@ -399,6 +435,10 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any]:
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
                 if bad:
                     line, got = _bad_line(data, sep, len(header))
+                    if line is None:  # pragma: no cover - a field too long for csv
+                        raise InputError(f"{name}: a line has {bad[0].actual_columns} "
+                                         f"fields but the header has {len(header)}.") \
+                            from None
                     raise InputError(f"{name}, line {line}: {got} fields but the header has "
                                      f"{len(header)}.") from None
                 if "conversion error" not in str(exc):
@@ -406,21 +446,62 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any]:
                         from None
         raise AssertionError("unreachable: text columns convert")  # pragma: no cover
 
-    return header, read
+    return header, read, lambda row: _data_row_line(data, sep, row)
 
 
-def _bad_line(data: bytes, sep: str, width: int) -> tuple[int, int]:
-    """(line, number of fields) of the first line whose number of fields is not ``width``:
-    a Python loop, on the error path only (pyarrow does not tell the line)."""
+# Where pyarrow's read_csv (with the ParseOptions above: quote '"', doubled quotes, no
+# escape character, empty lines ignored) puts the records of a text table, as Python's csv
+# module finds them: both end a line at LF, CR LF or a lone CR; both skip an empty line (a
+# line end right after another, or at the start; the csv module yields it as []), and
+# neither takes a line of spaces or tabs for an empty one (a record of one field); both
+# open a quoted value only at the start of a field, a line end inside it continuing the
+# record on the next line; a UTF-8 byte order mark is dropped before (_table_bytes) and is
+# no line. The line to name is the one where a record starts. Python loops, on the error
+# paths only: pyarrow does not tell the line.
+
+
+def _records(data: bytes, sep: str) -> Any:
+    """``(line where it starts, fields)`` of each non-empty record of a table's text (the
+    header first), as pyarrow reads them (see above); raises ``csv.Error`` where the csv
+    module cannot read on (a field over its size limit)."""
     import csv
     import io
 
     reader = csv.reader(io.StringIO(data.decode("utf-8", "replace"), newline=""),
                         delimiter=sep)
+    start = 1
     for fields in reader:
-        if fields and len(fields) != width:
-            return reader.line_num, len(fields)
-    return 0, width  # pragma: no cover - pyarrow found such a line
+        if fields:
+            yield start, fields
+        start = reader.line_num + 1
+
+
+def _data_row_line(data: bytes, sep: str, row: int) -> int | None:
+    """The line (from 1) of the table's text ``data`` where data row ``row`` (from 0, the
+    header not counted) starts; None where the text cannot be scanned that far."""
+    import csv
+
+    try:
+        for n, (line, _) in enumerate(_records(data, sep)):
+            if n == row + 1:
+                return line
+    except csv.Error:
+        pass
+    return None
+
+
+def _bad_line(data: bytes, sep: str, width: int) -> tuple[int | None, int | None]:
+    """(line, number of fields) of the first record whose number of fields is not
+    ``width``; (None, None) where the text cannot be scanned that far."""
+    import csv
+
+    try:
+        for line, fields in _records(data, sep):
+            if len(fields) != width:
+                return line, len(fields)
+    except csv.Error:
+        pass
+    return None, None  # pragma: no cover - pyarrow found such a line
 
 
 def _table_bytes(source: Source, name: str) -> bytes:
