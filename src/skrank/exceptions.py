@@ -33,7 +33,44 @@ class InvalidParameterError(SkrankError, ValueError, TypeError):
 
 
 class InputError(SkrankError, ValueError):
-    """The input data cannot be evaluated as given."""
+    """The input data cannot be evaluated as given.
+
+    Where the error is about one value of an array (a NaN label, an infinite score, a label
+    the gain cannot take), it says which, in attributes as well as in its message, so that
+    a caller that knows where the rows came from can name the place (``skrank eval`` names
+    the file and the line).
+
+    Attributes
+    ----------
+    parameter : str or None
+        The parameter whose value is refused (``"y_true"``), or None.
+    row : int or None
+        The row, from 0, of the first value refused, or None.
+    allowed : str or None
+        What the parameter must hold, in words (``"finite relevance labels"``), or None.
+
+    Examples
+    --------
+    >>> import skrank
+    >>> try:
+    ...     skrank.evaluate([1, float("nan")], [0.5, 0.2], [1, 1])
+    ... except skrank.InputError as exc:
+    ...     print(exc.parameter, exc.row, exc.allowed)
+    y_true 1 finite relevance labels
+    """
+
+    def __init__(self, message: str = "", *, parameter: str | None = None,
+                 row: int | None = None, allowed: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter, self.row, self.allowed = parameter, row, allowed
+
+    def __reduce__(self):  # the attributes survive pickling (Dask's and Spark's tasks)
+        return (_input_error, (type(self), str(self), self.parameter, self.row, self.allowed))
+
+
+def _input_error(cls: type, message: str, parameter: str | None, row: int | None,
+                 allowed: str | None) -> InputError:
+    return cls(message, parameter=parameter, row=row, allowed=allowed)
 
 
 class EmptyQueryError(InputError):

@@ -219,3 +219,42 @@ def test_score_that_does_not_fit_float32_says_so():
     with pytest.raises(InputError, match=r"scores that fit float32.*Got 1e\+308 at row 0"):
         skrank.evaluate([1, 0, 1, 0], [1e308, 2, 3, 4], [0, 0, 1, 1],
                         score_precision="float32")
+
+
+# each refused value is said in attributes too: the parameter, the row, what is allowed
+# (``skrank eval`` builds "FILE, line N: ..." from them)
+@pytest.mark.parametrize(("y_true", "y_score", "kwargs", "parameter", "row", "allowed"), [
+    ([1, 0, np.nan, 0], S, {}, "y_true", 2, "finite relevance labels"),
+    (Y, [0.4, 0.3, 0.2, np.inf], {}, "y_score", 3, "finite scores"),
+    ([1, -1, 0, 0], S, {}, "y_true", 1, "non-negative relevance labels (gain=exp)"),
+    ([1, 0, 1.5, 0], S, {"gain": [0, 1, 3]}, "y_true", 2,
+     "integer labels to index the gain table (gain=table[0, 1, 3])"),
+    ([1, 0, 3, 7], S, {"gain": [0, 1, 3]}, "y_true", 2,
+     "labels 0..2 (the gain table has 3 entries)"),
+    ([1, 1001, 5000, 0], S, {}, "y_true", 1, "labels <= 1000 with gain='exp' (2**label "
+                                             "overflows)"),
+    ([1, 0, 2, 4], S, {"metrics": ["err"], "max_label": 3}, "y_true", 3,
+     "labels <= max_label=3 for ERR"),
+    (Y, [0.4, 1e39, 0.2, 0.1], {"score_precision": "float32"}, "y_score", 1,
+     "scores that fit float32 (score_precision='float32', largest 3.40282e+38)"),
+])
+def test_a_refused_value_is_named_in_attributes(y_true, y_score, kwargs, parameter, row,
+                                                allowed):
+    import pickle
+
+    with pytest.raises(InputError) as info:
+        skrank.evaluate(y_true, y_score, Q, **kwargs)
+    exc = info.value
+    assert (exc.parameter, exc.row, exc.allowed) == (parameter, row, allowed)
+    assert str(exc).startswith(f"The {parameter!r} parameter of evaluate must hold {allowed}. "
+                               "Got ")
+    assert str(exc).endswith(f" at row {row} instead.")
+    back = pickle.loads(pickle.dumps(exc))  # as Dask and Spark send it back from a task
+    assert type(back) is InputError and str(back) == str(exc)
+    assert (back.parameter, back.row, back.allowed) == (parameter, row, allowed)
+
+
+def test_an_error_about_no_single_value_has_no_row():
+    with pytest.raises(InputError) as info:
+        skrank.evaluate(Y, S[:3], Q)
+    assert (info.value.parameter, info.value.row, info.value.allowed) == (None, None, None)

@@ -37,6 +37,15 @@ def _numeric(name: str, arr: np.ndarray, caller: str) -> np.ndarray:
     return arr
 
 
+def _refused(name: str, caller: str, allowed: str, got: Any, row: int) -> InputError:
+    """The error for the value ``got`` at ``row`` of the array ``name``, which must hold
+    ``allowed`` (the words also carried by the error's attributes)."""
+    return InputError(
+        f"The {name!r} parameter of {caller} must hold {allowed}. Got {got!r} at row {row} "
+        "instead.", parameter=name, row=row, allowed=allowed,
+    )
+
+
 def _show(value) -> float | int:
     """A label as the user wrote it: 31 rather than 31.0 (labels are held as float64)."""
     v = float(value)
@@ -66,10 +75,8 @@ def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metri
     gain = uses_gain(metrics)
     if not finite:
         bad = np.flatnonzero(~np.isfinite(y_true))[0]
-        raise InputError(
-            f"The 'y_true' parameter of {caller} must hold finite relevance labels. "
-            f"Got {_show(y_true[bad])!r} at row {bad} instead."
-        )
+        raise _refused("y_true", caller, "finite relevance labels", _show(y_true[bad]),
+                       int(bad))
     if lo < 0:
         # under linear gain a negative label is a negative gain, as in scikit-learn's
         # dcg_score; NDCG refuses them as ndcg_score does (its ideal DCG is no maximum of a
@@ -81,48 +88,40 @@ def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metri
             why = (f"gain={conv.gain_name()}" if gain and conv.gain != "linear"
                    else f"for {' and '.join(refused)}; gain='linear' takes them for DCG and "
                         "the binary metrics")
-            raise InputError(
-                f"The 'y_true' parameter of {caller} must hold non-negative relevance labels "
-                f"({why}). Got {_show(y_true[bad])!r} at row {bad} instead."
-            )
+            raise _refused("y_true", caller, f"non-negative relevance labels ({why})",
+                           _show(y_true[bad]), bad)
     if gain and isinstance(conv.gain, tuple):
         if not integer:
             bad = int(np.flatnonzero(y_true != np.floor(y_true))[0])
-            raise InputError(
-                f"The 'y_true' parameter of {caller} must hold integer labels to index the "
-                f"gain table (gain={conv.gain_name()}). Got {_show(y_true[bad])!r} at row "
-                f"{bad} instead."
-            )
+            raise _refused("y_true", caller, "integer labels to index the gain table "
+                           f"(gain={conv.gain_name()})", _show(y_true[bad]), bad)
         if hi >= len(conv.gain):
             bad = int(np.flatnonzero(y_true >= len(conv.gain))[0])
-            raise InputError(
-                f"The 'y_true' parameter of {caller} must hold labels 0..{len(conv.gain) - 1} "
-                f"(the gain table has {len(conv.gain)} entries). Got {_show(y_true[bad])!r} "
-                f"at row {bad} instead."
-            )
+            raise _refused("y_true", caller, f"labels 0..{len(conv.gain) - 1} (the gain "
+                           f"table has {len(conv.gain)} entries)", _show(y_true[bad]), bad)
     elif gain and conv.gain == "exp" and hi > _MAX_EXP_LABEL:
-        raise InputError(
-            f"The 'y_true' parameter of {caller} must hold labels <= {_MAX_EXP_LABEL} with "
-            f"gain='exp' (2**label overflows). Got {hi!r} instead."
-        )
+        raise _above(y_true, _MAX_EXP_LABEL, f"labels <= {_MAX_EXP_LABEL} with gain='exp' "
+                     "(2**label overflows)", caller)
     if hi > _MAX_EXP_LABEL and any(m.name == "err" for m in metrics):
-        raise InputError(
-            f"The 'y_true' parameter of {caller} must hold labels <= {_MAX_EXP_LABEL} for ERR "
-            f"(its stopping probability (2**label - 1) / 2**max_label overflows). Got "
-            f"{hi!r} instead."
-        )
+        raise _above(y_true, _MAX_EXP_LABEL, f"labels <= {_MAX_EXP_LABEL} for ERR (its "
+                     "stopping probability (2**label - 1) / 2**max_label overflows)", caller)
     max_label = hi if hi != -np.inf else 0.0
     # small integer labels: gains come from a table (exact, no pow(), and the kernel takes the
     # ideal ranking from label counts)
     int_labels = int(max_label) + 1 if integer and max_label <= 62 and lo >= 0 else 0
     if any(m.name == "err" for m in metrics) and conv.max_label is not None:
         if hi > conv.max_label:
-            raise InputError(
-                f"The 'y_true' parameter of {caller} must hold labels <= max_label="
-                f"{conv.max_label} for ERR. Got {hi!r} instead."
-            )
+            raise _above(y_true, conv.max_label, f"labels <= max_label={conv.max_label} "
+                         "for ERR", caller)
         max_label = float(conv.max_label)
     return max_label, int_labels
+
+
+def _above(y_true: np.ndarray, limit: float, allowed: str, caller: str) -> InputError:
+    """The error for the first label of ``y_true`` above ``limit`` (the value as given:
+    a uint64 label beyond float64's integers shows as the float it became)."""
+    bad = int(np.flatnonzero(y_true > limit)[0])
+    return _refused("y_true", caller, allowed, y_true[bad].item(), bad)
 
 
 def _tiekey(doc_id, grouping: Grouping, n: int, caller: str) -> np.ndarray:
@@ -241,10 +240,7 @@ def _check_values(y_true, y_score, mask, conv: Conventions, specs, caller: str):
     """Check scores and labels; return (max_label, int_labels) for the general kernel."""
     bad = A.first_not_finite(y_score, mask)
     if bad >= 0:
-        raise InputError(
-            f"The 'y_score' parameter of {caller} must hold finite scores. "
-            f"Got {y_score[bad].item()!r} at row {bad} instead."
-        )
+        raise _refused("y_score", caller, "finite scores", y_score[bad].item(), int(bad))
     return _check_labels(y_true.astype(np.float64, copy=False), conv, specs, caller)
 
 
@@ -270,9 +266,7 @@ def _to_float32(values: np.ndarray, name: str, what: str, convention: str,
         lost = np.isfinite(values) & ~np.isfinite(v32)
         if lost.any():
             bad = int(np.flatnonzero(lost)[0])
-            raise InputError(
-                f"The {name!r} parameter of {caller} must hold {what} that fit float32 "
-                f"({convention}='float32', largest {float(np.finfo(np.float32).max):g})."
-                f" Got {values[bad].item()!r} at row {bad} instead."
-            )
+            raise _refused(name, caller, f"{what} that fit float32 ({convention}='float32', "
+                           f"largest {float(np.finfo(np.float32).max):g})",
+                           values[bad].item(), bad)
     return v32
