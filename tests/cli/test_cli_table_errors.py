@@ -127,6 +127,18 @@ def test_the_first_refused_label_is_named(cli, tmp_path):
                                 "relevance labels (gain=exp); got -1.")
 
 
+@pytest.mark.parametrize("gain", [[], ["--gain", "0,1,3"]])
+def test_the_first_row_is_named_before_a_fault_checked_earlier(cli, tmp_path, gain):
+    # evaluate checks for negative labels before large ones: the large label on the first
+    # data row is still the one named
+    labels = [5000, 0, 1, -1, 2, 0]
+    path = _table(tmp_path, labels, [0.5, 0.1] * 3)
+    code, _, err = cli("eval", *gain, path)
+    assert code == 1
+    assert _error_line(err).startswith(f"{path}, line 2: column 'label' must hold labels ")
+    assert _error_line(err).endswith("; got 5000.")
+
+
 # --------------------------------------- the file's own lines: blank lines, quoted breaks
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._text import listing, plural
-from ..exceptions import InvalidParameterError, SkrankError
+from ..exceptions import InputError, InvalidParameterError, SkrankError
 from ._common import (
     DataError,
     _Loaded,
@@ -178,39 +178,29 @@ def _check_values(columns: Sequence[tuple[Any, str, np.ndarray, bool]], plan: _P
             _to_float32(values, "y_score", "scores", "score_precision", caller)
 
     for place, what, values, is_label in columns:
-        found = _first_refused(values, labels if is_label else scores)
-        if found is not None:
-            row, exc = found
-            m = re.match(r"The 'y_\w+' parameter of \w+ must hold (.+?)\. Got ", str(exc))
-            shown = _number(values[row])
-            if m is None:  # pragma: no cover - every check of evaluate says "must hold"
-                raise DataError(f"{place(row)}: {what}, value {shown}: {exc}")
-            raise DataError(f"{place(row)}: {what} must hold {m.group(1)}; got {shown}.")
+        exc = _first_refused(values, labels if is_label else scores)
+        if exc is not None:
+            raise DataError(f"{place(exc.row)}: {what} must hold {exc.allowed}; "
+                            f"got {_number(values[exc.row])}.")
 
 
-def _first_refused(values: np.ndarray, check: Any) -> tuple[int, SkrankError] | None:
-    """``(row, error)`` of the first value that ``check`` refuses (it raises on a column
-    that holds such a value anywhere), found by bisection over the column's prefixes on the
-    error path only; None when the column passes."""
-    def refused(n: int) -> SkrankError | None:
+def _first_refused(values: np.ndarray, check: Any) -> InputError | None:
+    """The error of the first value of ``values`` that ``check`` refuses, or None.
+
+    ``check`` raises an :class:`~skrank.InputError` naming the first value of one kind that
+    it refuses (its ``row``), one kind after the other; so the values before that row are
+    checked again, until they pass. Each round finds an earlier row of a kind checked later,
+    so there are at most as many rounds as kinds."""
+    found, n = None, values.shape[0]
+    while True:
         try:
             check(values[:n])
-        except SkrankError as exc:
-            return exc
-        return None
-
-    error = refused(values.shape[0])
-    if error is None:
-        return None
-    ok, bad = 0, values.shape[0]  # the first ``ok`` values pass, the first ``bad`` do not
-    while bad - ok > 1:
-        mid = (ok + bad) // 2
-        found = refused(mid)
-        if found is None:
-            ok = mid
-        else:
-            bad, error = mid, found
-    return bad - 1, error
+        except InputError as exc:
+            if exc.row is None or exc.allowed is None or exc.row >= n:
+                raise  # pragma: no cover - each check of a value names it
+            found, n = exc, exc.row
+            continue
+        return found
 
 
 def _number(value: Any) -> str:
