@@ -343,3 +343,111 @@ def test_any_index_of_the_input(index):
     want = skrank.evaluate(*(ddf.compute()[c].to_numpy() for c in ("y_true", "y_score", "qid")),
                            metrics=["ndcg@5", "ap", "rr"], ties="input")
     assert_same_result(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["boolean", "bool[pyarrow]"])
+def test_nullable_retrieved_flags(dtype):
+    # a nullable boolean column without nulls is taken as it is; a null is refused at the
+    # first such row of the input (not by evaluate's message about the piece's array), even
+    # where the shuffle joined it to rows of other partitions (then objects, not booleans)
+    frame = random_frame(18, n_queries=20, max_size=8, weights=False)
+    kw = dict(metrics=["ndcg@5", "ap"], idcg="pool")
+    want = skrank.evaluate(frame.y_true, frame.y_score, frame.qid,
+                           retrieved=frame.retrieved.to_numpy(), **kw)
+    nullable = frame.astype({"retrieved": dtype})
+    with dask.config.set(scheduler="sync"):
+        for npartitions in (1, 3):
+            got = skrank.dask.evaluate(dd.from_pandas(nullable, npartitions=3, sort=False),
+                                       retrieved="retrieved", npartitions=npartitions, **kw)
+            assert_same_result(got, want)
+    nullable.loc[[len(frame) - 2, 40], "retrieved"] = pd.NA
+    ddf = dd.from_pandas(nullable, npartitions=3, sort=False)
+    sizes = ddf.map_partitions(len).compute().tolist()
+    part = int(np.searchsorted(np.cumsum(sizes), 40, side="right"))
+    with pytest.raises(skrank.InvalidParameterError, match="'retrieved' parameter of evaluate"):
+        skrank.evaluate(frame.y_true, frame.y_score, frame.qid,
+                        retrieved=nullable.retrieved.array, **kw)
+    with dask.config.set(scheduler="sync"):
+        for npartitions in (1, 2, 4):
+            with pytest.raises(skrank.InputError, match=(
+                    r"^The 'retrieved' parameter of skrank.dask.evaluate must be a boolean "
+                    r"column without nulls \(a row either was retrieved or was not: drop the "
+                    r"row, or fill the null with False or True\)\. Got a null at row "
+                    rf"{40 - sum(sizes[:part])} of input partition {part} instead\.$")):
+                skrank.dask.evaluate(ddf, retrieved="retrieved", npartitions=npartitions, **kw)
+
+
+def _decimals(values, precision: int, scale: int) -> pd.Series:
+    """Numbers as a pyarrow decimal column (values rounded to ``scale`` places)."""
+    import decimal
+
+    import pyarrow as pa
+
+    return pd.Series([None if v is None else decimal.Decimal(f"{v:.{max(scale, 0)}f}")
+                      for v in values], dtype=pd.ArrowDtype(pa.decimal128(precision, scale)))
+
+
+def test_decimal_columns_are_taken_as_the_nearest_doubles():
+    # decimals of at most 15 digits: each value the double nearest to it (Python's float of
+    # the Decimal; pyarrow's cast is a unit off for many), so the result is evaluate's on
+    # those doubles, bit for bit; more digits are refused before any task
+    frame = random_frame(19, n_queries=25, max_size=10)
+    rng = np.random.default_rng(19)
+    frame["y_score"] = rng.integers(-10**9, 10**9, len(frame)) / 10**4  # ties are rare
+    frame.loc[frame.index[::7], "y_score"] = 0.1234  # and some are made
+    dec = frame.assign(y_true=_decimals(frame.y_true, 3, 0),
+                       y_score=_decimals(frame.y_score, 10, 4), w=_decimals(frame.w, 15, 13))
+    as_float = {c: np.array([float(v) for v in dec[c]]) for c in ("y_true", "y_score", "w")}
+    metrics = ["ndcg@5", "ap", "err", "rr"]
+    want = skrank.evaluate(as_float["y_true"], as_float["y_score"], frame.qid,
+                           metrics=metrics, sample_weight=as_float["w"])
+    with dask.config.set(scheduler="sync"):
+        got = skrank.dask.evaluate(dd.from_pandas(dec, npartitions=3, sort=False),
+                                   metrics=metrics, sample_weight="w")
+    assert_same_result(got, want)
+    dec["y_true"] = _decimals([None if i == 50 else v for i, v in enumerate(frame.y_true)],
+                              3, 0)
+    ddf = dd.from_pandas(dec, npartitions=3, sort=False)
+    sizes = ddf.map_partitions(len).compute().tolist()
+    assert sizes[0] <= 50 < sizes[0] + sizes[1]
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(skrank.InputError, match=rf"finite relevance labels\. Got nan at "
+                                                    rf"row {50 - sizes[0]} of input "
+                                                    r"partition 1 instead\.$"):
+            skrank.dask.evaluate(ddf, metrics=metrics)
+    wide = dd.from_pandas(dec.assign(y_score=_decimals(frame.y_score, 16, 4)), npartitions=2)
+    with pytest.raises(skrank.InvalidParameterError, match=(
+            r"^The 'y_score' parameter of skrank.dask.evaluate must name a column of numbers "
+            r"of ddf; a decimal column is taken as doubles where it has at most 15 digits .*"
+            r"Got 'y_score', a column of type decimal128\(16, 4\)\[pyarrow\], instead: cast "
+            r"it to double")):
+        skrank.dask.evaluate(wide, metrics=metrics)
+
+
+@pytest.mark.parametrize("kind", ["decimal32(7, 2)", "decimal64(15, 6)", "decimal128(15, -3)",
+                                  "decimal256(15, 9)", "decimal128(5, 30)"])
+def test_decimals_become_the_nearest_doubles(kind):
+    # each width's unscaled integers read from its buffer, at an offset and over chunks, a
+    # null as NaN; a scale beyond 22 (no power of ten is a double there) by Python's float
+    import decimal
+
+    import pyarrow as pa
+
+    from skrank.dask._evaluate import _as_floats
+
+    width, args = kind.split("(")
+    precision, scale = (int(a) for a in args.rstrip(")").split(","))
+    rng = np.random.default_rng(precision)
+    values = [decimal.Decimal(int(m)).scaleb(-scale)
+              for m in rng.integers(-10**precision + 1, 10**precision, 500)]
+    values[7] = None
+    dtype = pd.ArrowDtype(getattr(pa, width)(precision, scale))
+    column = pd.concat([pd.Series(values[:200], dtype=dtype),
+                        pd.Series(values[200:], dtype=dtype).iloc[30:280]], ignore_index=True)
+    want = np.array([np.nan if v is None else float(v) for v in values[:200] + values[230:480]])
+    got = _as_floats(pd.DataFrame({"x": column}), {"x": scale})["x"].to_numpy()
+    assert got.dtype == np.float64
+    assert got.tobytes() == want.tobytes()
+    sliced = pd.Series(values, dtype=dtype).iloc[230:480]  # one chunk, at an offset
+    got = _as_floats(pd.DataFrame({"x": sliced}), {"x": scale})["x"].to_numpy()
+    assert got.tobytes() == want[200:].tobytes()

@@ -397,3 +397,95 @@ def test_paired_statistics_run_unchanged_on_the_per_query_values(spark):
     got = skrank.stats.paired_comparison(a, b, n_resamples=500, n_permutations=500, rng=0)
     want = skrank.stats.paired_comparison(ra, rb, n_resamples=500, n_permutations=500, rng=0)
     assert got.to_dict() == want.to_dict()
+
+
+@pytest.mark.parametrize("sort", ["task", "spark"])
+def test_a_null_retrieved_flag_is_named_by_its_place_in_the_input(sort):
+    """A BooleanType column with nulls arrives as objects (True, False, None): a null is
+    refused at the first such row of the input, the rows without one evaluated as booleans
+    (here in-process: the tasks' functions on Arrow batches)."""
+    import pyarrow as pa
+
+    from skrank.metrics._pieces import gather, make_plan
+
+    frame = random_frame(25, n_queries=20, max_size=8, weights=False)
+    names = {**_NAMES, "retrieved": "retrieved"}
+    n = len(frame)
+    part = np.arange(n) * 3 // n
+    first = (part << S._ROW_BITS) + np.arange(n) - np.searchsorted(part, part)
+    flags = frame["retrieved"].to_numpy().astype(object)
+    columns = {S._COLS[p]: frame[c].to_numpy() for p, c in names.items() if c is not None}
+    plan = make_plan(["ndcg@5", "ap"], None, None, False, False, False, S._CALLER,
+                     {"idcg": "pool", "ties": "input"})
+    want = skrank.evaluate(*_arrays(frame), metrics=["ndcg@5", "ap"], idcg="pool",
+                           ties="input", doc_id=frame["doc"].to_numpy(),
+                           retrieved=frame["retrieved"].to_numpy())
+
+    def run(flags):
+        table = pa.table(columns | {S._COLS["retrieved"]: pa.array(flags, pa.bool_()),
+                                    S.FIRST: first})
+        arrival = table.take(np.argsort(-part, kind="stable"))  # the last partition first
+        if sort == "spark":
+            arrival = table.take(np.lexsort((first, frame["qid"].to_numpy())))
+        fn = (S._Partition(plan, names) if sort == "task"
+              else S._Pieces(plan, names, True, 20))
+        return gather(plan, _run_task(fn, arrival))
+
+    flags[-1] = None  # a batch with a null, the others without: all evaluated as flags
+    with pytest.raises(skrank.InputError, match=rf"Got a null at row "
+                                                rf"{n - 1 - np.searchsorted(part, 2)} of "
+                                                r"input partition 2 instead\.$"):
+        run(flags)
+    flags[-1] = frame["retrieved"].to_numpy()[-1]
+    assert_same_result(run(flags), want)
+    flags[[n - 3, n // 2]] = None
+    bad = n // 2
+    with pytest.raises(skrank.InputError, match=(
+            r"^The 'retrieved' parameter of skrank.spark.evaluate must be a boolean column "
+            r"without nulls \(a row either was retrieved or was not: drop the row, or fill "
+            rf"the null with False or True\)\. Got a null at row "
+            rf"{bad - np.searchsorted(part, part[bad])} of input partition {part[bad]} "
+            r"instead\.$")):
+        run(flags)
+
+
+def test_decimal_columns_and_nullable_flags(spark):
+    """Decimal labels and scores of at most 15 digits are cast to double in the plan (the
+    result is evaluate's on Python's float of each Decimal, bit for bit); of more digits,
+    refused before any task; a BooleanType ``retrieved`` with nulls is refused at the first
+    null, and without nulls is taken as it is."""
+    frame = random_frame(26, n_queries=15, max_size=8, weights=False)
+    rng = np.random.default_rng(26)
+    frame["y_score"] = rng.integers(-10**9, 10**9, len(frame)) / 10**4
+    frame.loc[frame.index[::5], "y_score"] = 0.5  # ties
+    sdf = _frame(spark, frame).selectExpr(
+        "qid", "cast(y_true as decimal(3,0)) as y_true",
+        "cast(y_score as decimal(10,4)) as y_score", "doc",
+        "if(doc = 7, null, retrieved) as retrieved")
+    pdf = _collected(sdf)
+    metrics = ["ndcg@5", "ap", "err", "rr"]
+    want = skrank.evaluate(pdf["y_true"].map(float).to_numpy(),
+                           pdf["y_score"].map(float).to_numpy(), pdf["qid"].to_numpy(),
+                           metrics=metrics)
+    got = skrank.spark.evaluate(sdf, metrics=metrics, sort="spark")
+    assert_same_result(got, want)
+    with pytest.raises(skrank.InvalidParameterError, match=(
+            r"^The 'y_score' parameter of skrank.spark.evaluate must name a column of numbers "
+            r"of sdf; a decimal column is taken as doubles where it has at most 15 digits .*"
+            r"Got 'y_score', a column of type decimal\(16,4\), instead: cast it to double")):
+        skrank.spark.evaluate(sdf.selectExpr("qid", "y_true",
+                                             "cast(y_score as decimal(16,4)) as y_score"))
+    bad = sdf.rdd.glom().map(lambda rows: [i for i, r in enumerate(rows)
+                                           if r.retrieved is None]).collect()
+    part = next(p for p, rows in enumerate(bad) if rows)
+    with pytest.raises(skrank.InputError, match=rf"must be a boolean column without nulls .*"
+                                                rf"Got a null at row {bad[part][0]} of input "
+                                                rf"partition {part} instead\.$"):
+        skrank.spark.evaluate(sdf, metrics=metrics, retrieved="retrieved")
+    flags = sdf.where("retrieved is not null")  # nullable, without nulls
+    pdf = _collected(flags)
+    want = skrank.evaluate(pdf["y_true"].map(float).to_numpy(),
+                           pdf["y_score"].map(float).to_numpy(), pdf["qid"].to_numpy(),
+                           metrics=metrics, retrieved=pdf["retrieved"].to_numpy(dtype=bool))
+    assert_same_result(skrank.spark.evaluate(flags, metrics=metrics, retrieved="retrieved"),
+                       want)

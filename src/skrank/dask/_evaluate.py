@@ -10,12 +10,14 @@ import numpy as np
 from .._validation import param_error
 from ..conventions import Conventions
 from ..metrics._pieces import (
+    DECIMAL_DIGITS,
     ERROR,
     FIRST,
     Plan,
     assemble,
     check_frame_params,
     check_retrieved,
+    decimal_error,
     evaluate_piece,
     fill_parameters_doc,
     gather,
@@ -136,11 +138,24 @@ def evaluate(
     ------
     InputError
         As :func:`skrank.evaluate` raises on the rows (a row named by its partition and its
-        row in the input), when a query's rows reach two partitions, and when a partition of
+        row in the input), for a null in a nullable ``retrieved`` column (the first in the
+        input named so), when a query's rows reach two partitions, and when a partition of
         ``ddf`` gives the shuffle other rows than it gave the layout's reduction.
+    InvalidParameterError
+        Before any task, for a decimal column of labels, scores or weights of more than 15
+        digits (see the notes).
 
     Notes
     -----
+    A decimal column of labels, scores or weights (a pyarrow decimal,
+    ``pd.ArrowDtype(pa.decimal128(p, s))``) of precision ``p <= 15`` is taken as doubles,
+    each value the double nearest to it (Python's ``float(Decimal)``; the unscaled integer
+    divided by ``10**s``, where pyarrow's cast is not correctly rounded): two distinct
+    decimals of so few digits stay distinct and in their order, and the result is
+    :func:`skrank.evaluate`'s on those doubles. Of more digits, two decimals can round to
+    one double (a tie, or a label, that the data do not have): refused, cast it to double
+    where that rounding is acceptable, or to a decimal of at most 15 digits.
+
     The workers' memory setting weighs on the call's time. ``distributed`` starts its worker
     processes with ``MALLOC_TRIM_THRESHOLD_=65536`` (its configuration key
     ``distributed.nanny.pre-spawn-environ``), which also turns off glibc's dynamic mmap
@@ -183,13 +198,17 @@ def evaluate(
 
         kind = ddf[retrieved].dtype
         check_retrieved(retrieved, pd.api.types.is_bool_dtype(kind), kind, "ddf", _CALLER)
-    weight_dtype = ddf[sample_weight].dtype if sample_weight is not None else None
+    decimals = _decimals(ddf, names)
+    weight_dtype = (np.dtype(np.float64) if sample_weight in decimals
+                    else ddf[sample_weight].dtype if sample_weight is not None else None)
     plan = make_plan(
         metrics, preset, conventions, tie_bounds, sample_weight is not None,
         weight_dtype is not None and weight_dtype.kind == "f" and weight_dtype.itemsize < 8,
         _CALLER, values)
     cols = list(dict.fromkeys(n for n in names.values() if n is not None))
     rows = ddf[cols]
+    if decimals:
+        rows = rows.map_partitions(_as_floats, decimals, meta=_as_floats(rows._meta, decimals))
     layout = plan_layout(rows, names)
     if plan.needs_max_label:
         # the largest label: from the ranges of the layout, where they were taken
@@ -197,6 +216,64 @@ def evaluate(
         plan = plan.with_max_label(float(layout.label.hi) if known
                                    else _max_label(rows[y_true]))
     return _run(rows, plan, layout, npartitions, shuffle=True)
+
+
+def _decimals(ddf, names: dict[str, str | None]) -> dict[str, int]:
+    """The columns of decimal labels, scores and weights (pandas' ``ArrowDtype`` of a
+    pyarrow decimal), each with its scale, that :func:`_as_floats` turns into doubles: at
+    most :data:`DECIMAL_DIGITS` digits; others refused before any task."""
+    import pyarrow as pa
+
+    found = {}
+    for param in ("y_true", "y_score", "sample_weight"):
+        name = names[param]
+        kind = getattr(ddf[name].dtype, "pyarrow_dtype", None) if name is not None else None
+        if kind is None or not pa.types.is_decimal(kind):
+            continue
+        if kind.precision > DECIMAL_DIGITS:
+            raise decimal_error(param, name, ddf[name].dtype, "ddf", _CALLER)
+        found[name] = kind.scale
+    return found
+
+
+def _as_floats(pdf, decimals: dict[str, int]):
+    """The partition with its decimal columns (name: scale) as float64, each value the
+    double nearest to the decimal (as Python's ``float(Decimal)``; a null is NaN).
+
+    pyarrow's cast is not correctly rounded (of random decimals of 10 to 15 digits with a
+    scale of 4 and more, about a third came a unit off). A decimal of at most 15 digits is
+    ``m * 10**-s`` with ``m`` and ``10**s`` exact doubles (``|m| < 10**15``, ``|s| <= 22``):
+    one division (or product), correctly rounded, gives the nearest double. (A scale beyond
+    22 either way, where the power of ten is no double, takes Python's ``float`` of each
+    value.)"""
+    import pyarrow as pa
+
+    pdf = pdf.copy(deep=False)
+    for name, scale in decimals.items():
+        values = pa.array(pdf[name].array)  # one array, or chunks (a shuffled column)
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()
+        kind = values.type
+        if abs(scale) > 22:
+            pdf[name] = np.array([np.nan if v is None else float(v)
+                                  for v in values.to_pylist()], dtype=np.float64)
+            continue
+        # the unscaled integers, read from the values' buffer: an int32 or int64 each, or
+        # the lowest 64 bits (little-endian, first) of 128 or 256, which hold all of them
+        # (two's complement, |m| < 10**15)
+        step = max(kind.bit_width // 64, 1)
+        ints = np.frombuffer(values.buffers()[1],
+                             dtype=np.int32 if kind.bit_width == 32 else np.int64)
+        out = ints[values.offset * step:(values.offset + len(values)) * step:step].astype(
+            np.float64)
+        if scale > 0:
+            out /= 10.0 ** scale
+        elif scale < 0:
+            out *= 10.0 ** -scale
+        if values.null_count:
+            out[values.is_null().to_numpy(zero_copy_only=False)] = np.nan
+        pdf[name] = out
+    return pdf
 
 
 def _max_label(labels) -> Any:

@@ -24,20 +24,21 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import param_error, relabel
+from .._validation import input_error, param_error, relabel
 from ..conventions import CONVENTION_NAMES, Conventions, resolve_conventions
 from ..exceptions import InputError, InvalidParameterError, SkrankError
 from ._evaluate import evaluate
 from ._finish import metric_result
 from ._groups import Grouping, as_qid_array, group_rows
-from ._inputs import _weights
+from ._inputs import _as_1d, _numeric, _weights
 from ._kernels._arrays import group_by_table
 from ._result import EvaluationResult, MetricResult
 from ._spec import Metric, metric_specs
 from ._tie_range import _tie_range_needs
 
-__all__ = ["Plan", "assemble", "check_frame_params", "evaluate_piece", "fill_parameters_doc",
-           "gather", "locator", "make_plan", "piece_columns", "piece_error"]
+__all__ = ["DECIMAL_DIGITS", "Plan", "assemble", "check_frame_params", "decimal_error",
+           "evaluate_piece", "fill_parameters_doc", "gather", "locator", "make_plan",
+           "piece_columns", "piece_error"]
 
 #: names of the per-query table's fixed columns (the query id column keeps the input's name)
 FIRST, SIZE, WEIGHT, ERROR, ERROR_KIND = "_first", "_size", "_weight", "_error", "_error_kind"
@@ -146,6 +147,33 @@ def check_retrieved(name: str, boolean: bool, dtype: Any, frame: str,
             f"The 'retrieved' parameter of {caller} must name a boolean column of {frame}. "
             f"Got {name!r}, a column of type {dtype}, instead."
         )
+
+
+#: decimals of at most this many digits are taken as doubles (:func:`decimal_error`)
+DECIMAL_DIGITS = 15
+
+
+def decimal_error(param: str, name: str, dtype: Any, frame: str,
+                  caller: str) -> InvalidParameterError:
+    """The error of a decimal column of labels, scores or weights of more than
+    :data:`DECIMAL_DIGITS` digits (raised before any task).
+
+    The engines take a decimal of precision ``p <= 15`` as the double nearest to it: it is
+    ``m * 10**-s`` with ``|m| < 10**15``, so two distinct values of a column (one scale)
+    are at least ``10**-s`` apart, more than four units in the last place of a double of
+    their size (a unit is at most ``2**-52`` of it, under ``0.23 * 10**-s``): the doubles
+    nearest to them are distinct, and in the same order. From 16 digits two decimals can
+    have one nearest double (``2**53`` and ``2**53 + 1``): a tie that the data do not have,
+    or a label moved across ``rel_min``, so they are refused rather than evaluated as other
+    values."""
+    return InvalidParameterError(
+        f"The {param!r} parameter of {caller} must name a column of numbers of {frame}; "
+        f"a decimal column is taken as doubles where it has at most {DECIMAL_DIGITS} "
+        "digits (more, and two decimals can round to one double: a tie, or a label, that "
+        f"the data do not have). Got {name!r}, a column of type {dtype}, instead: cast it "
+        f"to double where that rounding is acceptable, or to a decimal of at most "
+        f"{DECIMAL_DIGITS} digits."
+    )
 
 
 def locator(row_bits: int) -> Callable[[int], str]:
@@ -309,7 +337,8 @@ def _piece_table(plan: Plan, cols: dict[str, Any]) -> tuple[dict[str, Any], np.n
     qid, y_true, y_score = cols["qid"], cols["y_true"], cols["y_score"]
     n = int(qid.shape[0])
     kw = dict(metrics=list(plan.specs), doc_id=cols["doc_id"],
-              sample_weight=cols["sample_weight"], retrieved=cols["retrieved"])
+              sample_weight=cols["sample_weight"],
+              retrieved=_flags(cols["retrieved"], y_true, y_score, plan.caller))
     with relabel(plan.caller):
         res = evaluate(y_true, y_score, qid, conventions=plan.piece_conventions, **kw)
     # the queries as evaluate grouped them (by first appearance, rows in piece order)
@@ -340,6 +369,37 @@ def _piece_table(plan: Plan, cols: dict[str, Any]) -> tuple[dict[str, Any], np.n
             out[f"_lo{j}"] = np.fmin(pess, opt)
             out[f"_hi{j}"] = np.fmax(pess, opt)
     return out, heads
+
+
+def _is_null(value: Any) -> bool:
+    """A null of a nullable boolean column as NumPy holds it (None, ``pandas.NA``, NaN)."""
+    return value is None or type(value).__name__ == "NAType" or (
+        isinstance(value, float) and value != value)
+
+
+def _flags(retrieved, y_true, y_score, caller: str):
+    """The retrieved flags as ``evaluate`` takes them. A boolean column arrives as booleans,
+    except where nulls were among its values (a nullable column: pandas' ``"boolean"`` or
+    ``bool[pyarrow]``, Spark's BooleanType): then as objects, True, False and the nulls
+    (in a Dask partition, even where the nulls were in other rows: the pieces of the
+    shuffle are joined). Objects that are all flags become booleans; a null is refused
+    (a row either was retrieved or was not), at its row, as evaluate names a bad row, and
+    after the checks that evaluate makes first (labels and scores must hold numbers). Only
+    an object array is looked at: booleans pass as they are."""
+    if retrieved is None or getattr(retrieved, "dtype", None) != np.dtype(object):
+        return retrieved
+    flag = np.fromiter((isinstance(v, (bool, np.bool_)) for v in retrieved), dtype=bool,
+                       count=len(retrieved))
+    if flag.all():
+        return np.asarray(retrieved, dtype=bool)
+    row = int(np.argmin(flag))  # the first that is not a flag
+    if not _is_null(retrieved[row]):
+        return retrieved  # not a boolean column: evaluate refuses it
+    for name, values in (("y_true", y_true), ("y_score", y_score)):
+        _numeric(name, _as_1d(name, values, caller), caller)
+    raise input_error("retrieved", "a boolean column without nulls (a row either was "
+                      "retrieved or was not: drop the row, or fill the null with False or "
+                      "True)", f"a null at row {row}", caller)
 
 
 def piece_error(message: str, kind: str) -> SkrankError:

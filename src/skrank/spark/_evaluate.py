@@ -12,12 +12,14 @@ import numpy as np
 from .._validation import param_error
 from ..conventions import Conventions
 from ..metrics._pieces import (
+    DECIMAL_DIGITS,
     ERROR,
     ERROR_KIND,
     FIRST,
     Plan,
     check_frame_params,
     check_retrieved,
+    decimal_error,
     evaluate_piece,
     fill_parameters_doc,
     gather,
@@ -338,12 +340,25 @@ def evaluate(
     ------
     InputError
         As :func:`skrank.evaluate` raises on the rows (a row named by its input partition and
-        its row there), and when a query's rows reach the tasks in two pieces. Errors in the
+        its row there), for a null in the ``retrieved`` column (the first in the input
+        named so), and when a query's rows reach the tasks in two pieces. Errors in the
         data travel back as data, so the driver raises skrank's one-line error rather than a
         Java stack trace, and Spark does not retry a task for them.
+    InvalidParameterError
+        Before any task, for a ``DecimalType`` column of labels, scores or weights of more
+        than 15 digits (see the notes).
 
     Notes
     -----
+    A ``DecimalType`` column of labels, scores or weights (``DECIMAL(3,0)`` labels,
+    ``DECIMAL(10,4)`` scores) of precision at most 15 is cast to double in the plan: Spark's
+    cast gives the double nearest to each value, as Python's ``float(Decimal)`` does, and two
+    distinct decimals of so few digits stay distinct and in their order, so the result is
+    :func:`skrank.evaluate`'s on those doubles. Of more digits (``DECIMAL(38,18)``), two
+    decimals can round to one double (a tie, or a label, that the data do not have):
+    refused, cast it to double where that rounding is acceptable, or to a decimal of at most
+    15 digits.
+
     NumPy asks for transparent huge pages on its arrays of 4 MB and more; beside the JVM,
     where memory is fragmented, the kernel may compact memory before it hands them out, and
     the tasks' system time then varies from call to call. ``NUMPY_MADVISE_HUGEPAGE=0`` in
@@ -375,6 +390,7 @@ def evaluate(
         check_retrieved(retrieved, kind == "boolean", kind, "sdf", _CALLER)
     if sort not in _SORTS:
         raise param_error("sort", f"one of {', '.join(map(repr, _SORTS))}", sort, _CALLER)
+    sdf = _decimals_as_doubles(sdf, names, F)
     weight_type = (sdf.schema[sample_weight].dataType.typeName()
                    if sample_weight is not None else None)
     plan = make_plan(metrics, preset, conventions, tie_bounds, sample_weight is not None,
@@ -387,6 +403,29 @@ def evaluate(
     if result is None:  # a label could not be packed: each in its own column
         result = _run(_shuffled(sdf, names, num_partitions, None), plan, names, sort, None)
     return result
+
+
+def _decimals_as_doubles(sdf, names: dict[str, str | None], F):
+    """``sdf`` with its decimal labels, scores and weights cast to double in the plan
+    (:data:`DECIMAL_DIGITS` digits at most: Spark's cast, Java's ``BigDecimal.doubleValue``,
+    is correctly rounded, as Python's ``float(Decimal)`` is, and keeps such decimals
+    distinct and in order), other decimals refused before any task: Python's workers would
+    receive them as ``decimal.Decimal`` objects, which evaluate refuses as not numbers. The
+    columns named are then selected alone (a projection in the plan)."""
+    casts = set()
+    for param in ("y_true", "y_score", "sample_weight"):
+        name = names[param]
+        kind = sdf.schema[name].dataType if name is not None else None
+        if kind is None or kind.typeName() != "decimal":
+            continue
+        if kind.precision > DECIMAL_DIGITS:
+            raise decimal_error(param, name, kind.simpleString(), "sdf", _CALLER)
+        casts.add(name)
+    if not casts:
+        return sdf
+    cols = dict.fromkeys(n for n in names.values() if n is not None)
+    return sdf.select(*(_col(F, c).cast("double").alias(c) if c in casts else _col(F, c)
+                        for c in cols))
 
 
 def _packed(sdf, names: dict[str, str | None]) -> str | None:
