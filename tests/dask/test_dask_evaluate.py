@@ -364,14 +364,15 @@ def test_nullable_retrieved_flags(dtype):
     ddf = dd.from_pandas(nullable, npartitions=3, sort=False)
     sizes = ddf.map_partitions(len).compute().tolist()
     part = int(np.searchsorted(np.cumsum(sizes), 40, side="right"))
-    with pytest.raises(skrank.InvalidParameterError, match="'retrieved' parameter of evaluate"):
+    with pytest.raises(skrank.InputError, match="'retrieved' parameter of evaluate must hold "
+                       "booleans without nulls .* Got a null at row 40 instead"):
         skrank.evaluate(frame.y_true, frame.y_score, frame.qid,
                         retrieved=nullable.retrieved.array, **kw)
     with dask.config.set(scheduler="sync"):
         for npartitions in (1, 2, 4):
             with pytest.raises(skrank.InputError, match=(
-                    r"^The 'retrieved' parameter of skrank.dask.evaluate must be a boolean "
-                    r"column without nulls \(a row either was retrieved or was not: drop the "
+                    r"^The 'retrieved' parameter of skrank.dask.evaluate must hold booleans "
+                    r"without nulls \(a row either was retrieved or was not: drop the "
                     r"row, or fill the null with False or True\)\. Got a null at row "
                     rf"{40 - sum(sizes[:part])} of input partition {part} instead\.$")):
                 skrank.dask.evaluate(ddf, retrieved="retrieved", npartitions=npartitions, **kw)

@@ -258,3 +258,23 @@ def test_an_error_about_no_single_value_has_no_row():
     with pytest.raises(InputError) as info:
         skrank.evaluate(Y, S[:3], Q)
     assert (info.value.parameter, info.value.row, info.value.allowed) == (None, None, None)
+
+
+@pytest.mark.parametrize("dtype", ["boolean", "bool[pyarrow]"])
+def test_nullable_retrieved_flags(dtype):
+    # without nulls a nullable boolean array is taken as booleans; a null is refused at its
+    # row (a row either was retrieved or was not)
+    flags = [True, False, True, True]
+    want = skrank.evaluate(Y, S, Q, metrics=["ap", "r@1"], retrieved=np.array(flags))
+    got = skrank.evaluate(Y, S, Q, metrics=["ap", "r@1"], retrieved=pd.array(flags, dtype=dtype))
+    assert got.per_query()["ap"].tolist() == want.per_query()["ap"].tolist()
+    assert got.per_query()["r@1"].tolist() == want.per_query()["r@1"].tolist()
+    flags[2] = flags[3] = None
+    with pytest.raises(InputError, match=r"^The 'retrieved' parameter of evaluate must hold "
+                                         r"booleans without nulls \(a row either was retrieved"
+                                         r" or was not: .*\)\. Got a null at row 2 instead\.$"
+                       ) as info:
+        skrank.evaluate(Y, S, Q, retrieved=pd.array(flags, dtype=dtype))
+    assert (info.value.parameter, info.value.row) == ("retrieved", 2)
+    with pytest.raises(InvalidParameterError, match="must be a boolean array of length 4"):
+        skrank.evaluate(Y, S, Q, retrieved=np.array(["yes", "no", "yes", "no"], dtype=object))

@@ -441,7 +441,7 @@ def test_a_null_retrieved_flag_is_named_by_its_place_in_the_input(sort):
     flags[[n - 3, n // 2]] = None
     bad = n // 2
     with pytest.raises(skrank.InputError, match=(
-            r"^The 'retrieved' parameter of skrank.spark.evaluate must be a boolean column "
+            r"^The 'retrieved' parameter of skrank.spark.evaluate must hold booleans "
             r"without nulls \(a row either was retrieved or was not: drop the row, or fill "
             rf"the null with False or True\)\. Got a null at row "
             rf"{bad - np.searchsorted(part, part[bad])} of input partition {part[bad]} "
@@ -478,7 +478,7 @@ def test_decimal_columns_and_nullable_flags(spark):
     bad = sdf.rdd.glom().map(lambda rows: [i for i, r in enumerate(rows)
                                            if r.retrieved is None]).collect()
     part = next(p for p, rows in enumerate(bad) if rows)
-    with pytest.raises(skrank.InputError, match=rf"must be a boolean column without nulls .*"
+    with pytest.raises(skrank.InputError, match=rf"must hold booleans without nulls .*"
                                                 rf"Got a null at row {bad[part][0]} of input "
                                                 rf"partition {part} instead\.$"):
         skrank.spark.evaluate(sdf, metrics=metrics, retrieved="retrieved")

@@ -29,6 +29,7 @@ from ._inputs import (
     _float32_labels,
     _labels_array,
     _numeric,
+    _object_flags,
     _tiekey,
     _to_float32,
     _weights,
@@ -183,6 +184,8 @@ max_label, empty_weighted, arithmetic
     mask = np.zeros(0, dtype=np.bool_)
     if retrieved is not None:
         mask = _as_1d("retrieved", retrieved, caller)
+        if mask.dtype == object and mask.shape[0] == n:  # a nullable column, with nulls
+            mask = _object_flags(mask, caller)
         if mask.dtype.kind != "b" or mask.shape[0] != n:
             raise param_error("retrieved", f"a boolean array of length {n}", retrieved, caller)
     if conv.label_precision == "float32":

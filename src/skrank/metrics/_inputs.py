@@ -46,6 +46,32 @@ def _refused(name: str, caller: str, allowed: str, got: Any, row: int) -> InputE
     )
 
 
+#: what a ``retrieved`` flag must be
+_FLAGS = ("booleans without nulls (a row either was retrieved or was not: drop the row, or fill "
+          "the null with False or True)")
+
+
+def _object_flags(mask: np.ndarray, caller: str) -> np.ndarray:
+    """An object array of ``retrieved`` flags as booleans. NumPy holds a nullable boolean
+    column (pandas' ``"boolean"``, ``bool[pyarrow]``, Spark's BooleanType) as objects when
+    nulls are among its values; objects that are all flags become booleans, a null (None,
+    ``pandas.NA``, NaN) is refused at its row, and other objects are left for the caller's
+    type check."""
+    flag = np.fromiter((isinstance(v, (bool, np.bool_)) for v in mask), dtype=bool,
+                       count=mask.shape[0])
+    if flag.all():
+        return mask.astype(bool)
+    row = int(np.argmin(flag))  # the first that is not a flag
+    value = mask[row]
+    if value is None or type(value).__name__ == "NAType" or (
+            isinstance(value, float) and value != value):
+        raise InputError(
+            f"The 'retrieved' parameter of {caller} must hold {_FLAGS}. Got a null at row "
+            f"{row} instead.", parameter="retrieved", row=row, allowed=_FLAGS,
+        )
+    return mask
+
+
 def _show(value) -> float | int:
     """A label as the user wrote it: 31 rather than 31.0 (labels are held as float64)."""
     v = float(value)

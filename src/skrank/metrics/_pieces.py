@@ -24,13 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import input_error, param_error, relabel
+from .._validation import param_error, relabel
 from ..conventions import CONVENTION_NAMES, Conventions, resolve_conventions
 from ..exceptions import InputError, InvalidParameterError, SkrankError
 from ._evaluate import evaluate
 from ._finish import metric_result
 from ._groups import Grouping, as_qid_array, group_rows
-from ._inputs import _as_1d, _numeric, _weights
+from ._inputs import _weights
 from ._kernels._arrays import group_by_table
 from ._result import EvaluationResult, MetricResult
 from ._spec import Metric, metric_specs
@@ -338,7 +338,7 @@ def _piece_table(plan: Plan, cols: dict[str, Any]) -> tuple[dict[str, Any], np.n
     n = int(qid.shape[0])
     kw = dict(metrics=list(plan.specs), doc_id=cols["doc_id"],
               sample_weight=cols["sample_weight"],
-              retrieved=_flags(cols["retrieved"], y_true, y_score, plan.caller))
+              retrieved=cols["retrieved"])
     with relabel(plan.caller):
         res = evaluate(y_true, y_score, qid, conventions=plan.piece_conventions, **kw)
     # the queries as evaluate grouped them (by first appearance, rows in piece order)
@@ -369,37 +369,6 @@ def _piece_table(plan: Plan, cols: dict[str, Any]) -> tuple[dict[str, Any], np.n
             out[f"_lo{j}"] = np.fmin(pess, opt)
             out[f"_hi{j}"] = np.fmax(pess, opt)
     return out, heads
-
-
-def _is_null(value: Any) -> bool:
-    """A null of a nullable boolean column as NumPy holds it (None, ``pandas.NA``, NaN)."""
-    return value is None or type(value).__name__ == "NAType" or (
-        isinstance(value, float) and value != value)
-
-
-def _flags(retrieved, y_true, y_score, caller: str):
-    """The retrieved flags as ``evaluate`` takes them. A boolean column arrives as booleans,
-    except where nulls were among its values (a nullable column: pandas' ``"boolean"`` or
-    ``bool[pyarrow]``, Spark's BooleanType): then as objects, True, False and the nulls
-    (in a Dask partition, even where the nulls were in other rows: the pieces of the
-    shuffle are joined). Objects that are all flags become booleans; a null is refused
-    (a row either was retrieved or was not), at its row, as evaluate names a bad row, and
-    after the checks that evaluate makes first (labels and scores must hold numbers). Only
-    an object array is looked at: booleans pass as they are."""
-    if retrieved is None or getattr(retrieved, "dtype", None) != np.dtype(object):
-        return retrieved
-    flag = np.fromiter((isinstance(v, (bool, np.bool_)) for v in retrieved), dtype=bool,
-                       count=len(retrieved))
-    if flag.all():
-        return np.asarray(retrieved, dtype=bool)
-    row = int(np.argmin(flag))  # the first that is not a flag
-    if not _is_null(retrieved[row]):
-        return retrieved  # not a boolean column: evaluate refuses it
-    for name, values in (("y_true", y_true), ("y_score", y_score)):
-        _numeric(name, _as_1d(name, values, caller), caller)
-    raise input_error("retrieved", "a boolean column without nulls (a row either was "
-                      "retrieved or was not: drop the row, or fill the null with False or "
-                      "True)", f"a null at row {row}", caller)
 
 
 def piece_error(message: str, kind: str) -> SkrankError:
