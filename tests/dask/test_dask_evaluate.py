@@ -364,8 +364,8 @@ def test_nullable_retrieved_flags(dtype):
     ddf = dd.from_pandas(nullable, npartitions=3, sort=False)
     sizes = ddf.map_partitions(len).compute().tolist()
     part = int(np.searchsorted(np.cumsum(sizes), 40, side="right"))
-    with pytest.raises(skrank.InputError, match="'retrieved' parameter of evaluate must hold "
-                       "booleans without nulls .* Got a null at row 40 instead"):
+    with pytest.raises(skrank.InputError, match=r"'retrieved' parameter of evaluate must hold "
+                       r"booleans without nulls .* Got a null at row 40 instead"):
         skrank.evaluate(frame.y_true, frame.y_score, frame.qid,
                         retrieved=nullable.retrieved.array, **kw)
     with dask.config.set(scheduler="sync"):
