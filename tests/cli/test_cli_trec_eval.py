@@ -130,6 +130,23 @@ def test_trec_format_names_the_conventions_that_differ(cli, options, named):
     assert named in err
 
 
+@pytest.mark.parametrize(("options", "named"), [
+    (["--preset", "trec_eval", "--gain", "exp"], "gain=exp (trec_eval: linear)"),
+    (["--preset", "trec_eval", "--idcg", "ranked"], "idcg=ranked (trec_eval: pool)"),
+    (["--preset", "lightgbm"], "ties=input (trec_eval: docid)"),
+])
+def test_trec_format_checks_ndcg_whose_name_is_trec_evals_too(cli, options, named):
+    # trec_eval's ndcg has skrank's name: under --gain exp it printed 0.3781 where
+    # trec_eval's ndcg is 0.3894 on these files
+    code, out, err = cli("eval", *options, "-m", "ndcg", "--format", "trec",
+                         TREC / "qrels.rel_level", TREC / "results.test")
+    assert code == 2 and out == ""
+    assert "NDCG would be printed as ndcg" in err and named in err
+    code, out, err = cli("eval", "--preset", "trec_eval", "-m", "ndcg", "--format", "trec",
+                         TREC / "qrels.rel_level", TREC / "results.test")
+    assert code == 0 and read_trec(out)["ndcg", "all"] == "0.3894"
+
+
 def test_trec_format_keeps_rel_min_and_score_precision(cli):
     """trec_eval's -l is rel_min, and float32 scores are trec_eval 9: both are trec_eval's."""
     code, out, err = cli("eval", "--preset", "trec_eval9", "--rel-min", "2", "-m", "map",

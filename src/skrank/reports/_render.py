@@ -353,6 +353,11 @@ def trec_name(metric: str | Metric) -> str:
     return str(m)
 
 
+def _has_trec_name(m: Metric) -> bool:
+    """Whether trec_eval has the metric (``ndcg`` is one, whose name is skrank's too)."""
+    return m.name in (_TREC_FAMILY_OF if m.k is not None else _TREC_PLAIN_OF)
+
+
 # trec_eval's conventions, by metric (rel_min is trec_eval's -l, score_precision separates
 # trec_eval 9 from 10: both are trec_eval's); a metric without a trec_eval name is free
 _TREC_RULES = {"ties": "docid", "empty": "zero"}
@@ -373,7 +378,7 @@ def trec_mismatch(metric: str | Metric, conventions: Any) -> str | None:
     conventions that differ from trec_eval's, as ``name=value (trec_eval: value)``.
     """
     m = Metric.parse(metric)
-    if trec_name(m) == str(m) or m.name not in _TREC_METRIC_RULES:
+    if not _has_trec_name(m) or m.name not in _TREC_METRIC_RULES:
         return None
     conv = conventions.for_metric(m.name)
     rules = {**_TREC_RULES, **_TREC_METRIC_RULES[m.name]}
