@@ -35,10 +35,13 @@ class InvalidParameterError(SkrankError, ValueError, TypeError):
 class InputError(SkrankError, ValueError):
     """The input data cannot be evaluated as given.
 
-    Where the error is about one value of an array (a NaN label, an infinite score, a label
-    the gain cannot take), it says which, in attributes as well as in its message, so that
-    a caller that knows where the rows came from can name the place (``skrank eval`` names
-    the file and the line).
+    Where :func:`skrank.evaluate` (or a function built on it: the metric functions, the
+    scorers) refuses one value of its arrays (a NaN or negative label, one a gain table
+    cannot take, an infinite score, a weight below 0, a missing document id), the error says
+    which in attributes as well as in its message, so that a caller that knows where the
+    rows came from can name the place (``skrank eval`` names the file and the line). Other
+    errors leave them None; so do :func:`skrank.dask.evaluate`'s and
+    :func:`skrank.spark.evaluate`'s, whose messages name the row by its place in the input.
 
     Attributes
     ----------
@@ -59,18 +62,11 @@ class InputError(SkrankError, ValueError):
     y_true 1 finite relevance labels
     """
 
-    def __init__(self, message: str = "", *, parameter: str | None = None,
-                 row: int | None = None, allowed: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, *args: object, parameter: str | None = None, row: int | None = None,
+                 allowed: str | None = None) -> None:
+        super().__init__(*args)
+        # instance attributes: pickling keeps them (BaseException pickles __dict__)
         self.parameter, self.row, self.allowed = parameter, row, allowed
-
-    def __reduce__(self):  # the attributes survive pickling (Dask's and Spark's tasks)
-        return (_input_error, (type(self), str(self), self.parameter, self.row, self.allowed))
-
-
-def _input_error(cls: type, message: str, parameter: str | None, row: int | None,
-                 allowed: str | None) -> InputError:
-    return cls(message, parameter=parameter, row=row, allowed=allowed)
 
 
 class EmptyQueryError(InputError):

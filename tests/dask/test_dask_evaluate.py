@@ -167,7 +167,8 @@ def test_duplicate_documents_are_refused():
     with dask.config.set(scheduler="sync"):
         with pytest.raises(skrank.InputError, match=rf"'doc_id' parameter of "
                            rf"skrank.dask.evaluate must not repeat a document within a query."
-                           rf" Got {d} twice in query {q}\."):
+                           rf" Got {d} twice in query {q} \(again at row 1 of input "
+                           rf"partition 0\)\."):
             skrank.dask.evaluate(ddf, metrics=["ndcg@5"], doc_id="doc")
 
 

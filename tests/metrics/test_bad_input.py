@@ -237,6 +237,12 @@ def test_score_that_does_not_fit_float32_says_so():
      "labels <= max_label=3 for ERR"),
     (Y, [0.4, 1e39, 0.2, 0.1], {"score_precision": "float32"}, "y_score", 1,
      "scores that fit float32 (score_precision='float32', largest 3.40282e+38)"),
+    (Y, S, {"sample_weight": [1, 1, -1, np.nan]}, "sample_weight", 2,
+     "finite non-negative weights"),
+    (Y, S, {"sample_weight": [1, np.inf, 1, 1]}, "sample_weight", 1,
+     "finite non-negative weights"),
+    (Y, S, {"doc_id": np.array(["a", None, "b", "c"], dtype=object)}, "doc_id", 1,
+     "an id for every row"),
 ])
 def test_a_refused_value_is_named_in_attributes(y_true, y_score, kwargs, parameter, row,
                                                 allowed):
@@ -252,6 +258,57 @@ def test_a_refused_value_is_named_in_attributes(y_true, y_score, kwargs, paramet
     back = pickle.loads(pickle.dumps(exc))  # as Dask and Spark send it back from a task
     assert type(back) is InputError and str(back) == str(exc)
     assert (back.parameter, back.row, back.allowed) == (parameter, row, allowed)
+
+
+def test_rows_named_in_other_words_are_attributes_too():
+    with pytest.raises(InputError, match=r"Got 'a' twice in query 1 \(again at row 1\)") as info:
+        skrank.evaluate(Y, S, Q, doc_id=["a", "a", "b", "c"])
+    assert (info.value.parameter, info.value.row) == ("doc_id", 1)
+    with pytest.raises(InputError, match=r"Got 3\.0 at row 3 and 2\.0 at the first row") as info:
+        skrank.evaluate(Y, S, Q, preset="xgboost", sample_weight=[1, 1, 2, 3])
+    assert (info.value.parameter, info.value.row) == ("sample_weight", 3)
+
+
+def test_input_error_behaves_as_an_exception():
+    import pickle
+
+    exc = InputError("m", parameter="p", row=3, allowed="a")
+    exc.add_note("a note")
+    exc.extra = 1
+    back = pickle.loads(pickle.dumps(exc))
+    assert (back.args, back.parameter, back.row, back.allowed) == (("m",), "p", 3, "a")
+    assert back.__notes__ == ["a note"] and back.extra == 1
+    assert InputError("a", "b").args == ("a", "b")  # as any ValueError
+
+    back = pickle.loads(pickle.dumps(_Coded("m", 7)))  # a subclass of the usual kind
+    assert back.code == 7 and back.row is None
+
+
+class _Coded(InputError):
+    def __init__(self, message, code):
+        super().__init__(message, code)
+        self.code = code
+
+
+def test_scores_of_rows_not_retrieved_are_not_checked_for_float32():
+    # a non-retrieved row's score counts for nothing, finite or not (it was so for inf)
+    y, q = [0, 1, 1, 1, 1, 0], [2, 1, 2, 1, 3, 3]
+    flags = np.array([True, True, True, False, True, True])
+    kw = {"metrics": ["ndcg"], "retrieved": flags, "score_precision": "float32"}
+    want = skrank.evaluate(y, [0.1, 0.2, 0.3, 0.0, 0.5, 0.1], q, **kw)
+    for big in (1e300, np.inf):
+        got = skrank.evaluate(y, [0.1, 0.2, 0.3, big, 0.5, 0.1], q, **kw)
+        assert got.per_query()["ndcg"].tolist() == want.per_query()["ndcg"].tolist()
+    with pytest.raises(InputError, match=r"Got 1e\+300 at row 5 instead") as info:
+        skrank.evaluate(y, [0.1, 0.2, 0.3, 1e300, 0.5, 1e300], q, **kw)
+    assert info.value.row == 5
+
+
+def test_labels_are_shown_as_written():
+    with pytest.raises(InputError, match=r"Got 1001 at row 1 instead"):
+        skrank.ndcg([1, 1001, 0, 0], S, Q)
+    with pytest.raises(InputError, match=r"Got 5 at row 3 instead"):
+        skrank.evaluate([1, 0, 2, 5], S, Q, metrics=["err"], max_label=3)
 
 
 def test_an_error_about_no_single_value_has_no_row():

@@ -278,7 +278,7 @@ def test_duplicate_documents_are_refused_as_one_line(spark):
                               preset="spark")
     assert str(exc.value) == (
         "The 'doc_id' parameter of skrank.spark.evaluate must not repeat a document within a "
-        f"query. Got {d} twice in query {q}.")
+        f"query. Got {d} twice in query {q} (again at row 1 of input partition 0).")
     assert exc.value.__cause__ is None and exc.value.__context__ is None  # no Java trace
 
 

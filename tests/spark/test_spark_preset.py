@@ -112,7 +112,7 @@ def test_repeated_predictions_count_again_in_spark_and_are_refused_here(spark):
     assert rm.recallAt(3) == 3.0
     assert round(rm.ndcgAt(3), 4) == 2.1309
     with pytest.raises(skrank.InputError, match=r"must not repeat a document within a query\. "
-                                                r"Got 2 twice in query 0\."):
+                                                r"Got 2 twice in query 0 \(again at row 1\)\."):
         skrank.evaluate([1, 1, 1], [3.0, 2.0, 1.0], [0, 0, 0], doc_id=[2, 2, 2],
                         metrics=["ap"], preset="spark")
 

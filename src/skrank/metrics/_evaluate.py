@@ -191,7 +191,7 @@ max_label, empty_weighted, arithmetic
     if conv.label_precision == "float32":
         y_true = _float32_labels(y_true, caller)
     if conv.score_precision == "float32":
-        y_score = _to_float32(y_score, "y_score", "scores", "score_precision", caller)
+        y_score = _to_float32(y_score, "y_score", "scores", "score_precision", caller, mask)
 
     # metrics sharing the same conventions share one pass (a preset may differ per metric:
     # Conventions.for_metric);

@@ -62,9 +62,7 @@ def _object_flags(mask: np.ndarray, caller: str) -> np.ndarray:
     if flag.all():
         return mask.astype(bool)
     row = int(np.argmin(flag))  # the first that is not a flag
-    value = mask[row]
-    if value is None or type(value).__name__ == "NAType" or (
-            isinstance(value, float) and value != value):
+    if _missing(mask[row]):
         raise InputError(
             f"The 'retrieved' parameter of {caller} must hold {_FLAGS}. Got a null at row "
             f"{row} instead.", parameter="retrieved", row=row, allowed=_FLAGS,
@@ -73,9 +71,10 @@ def _object_flags(mask: np.ndarray, caller: str) -> np.ndarray:
 
 
 def _show(value) -> float | int:
-    """A label as the user wrote it: 31 rather than 31.0 (labels are held as float64)."""
+    """A label as the user wrote it: 31 rather than 31.0 (labels are held as float64); an
+    integer beyond 2**53, which float64 may have rounded, stays the float it became."""
     v = float(value)
-    return int(v) if v.is_integer() else v
+    return int(v) if v.is_integer() and abs(v) < 2.0**53 else v
 
 
 #: the metrics whose values depend on the gain convention (ERR has its own 2**label)
@@ -144,10 +143,9 @@ def _check_labels(y_true: np.ndarray, conv: Conventions, metrics: Sequence[Metri
 
 
 def _above(y_true: np.ndarray, limit: float, allowed: str, caller: str) -> InputError:
-    """The error for the first label of ``y_true`` above ``limit`` (the value as given:
-    a uint64 label beyond float64's integers shows as the float it became)."""
+    """The error for the first label of ``y_true`` above ``limit``."""
     bad = int(np.flatnonzero(y_true > limit)[0])
-    return _refused("y_true", caller, allowed, y_true[bad].item(), bad)
+    return _refused("y_true", caller, allowed, _show(y_true[bad]), bad)
 
 
 def _tiekey(doc_id, grouping: Grouping, n: int, caller: str) -> np.ndarray:
@@ -160,10 +158,7 @@ def _tiekey(doc_id, grouping: Grouping, n: int, caller: str) -> np.ndarray:
     if ids.dtype.kind == "O":
         bad = next((i for i, v in enumerate(ids[:]) if _missing(v)), None)
         if bad is not None:
-            raise InputError(
-                f"The 'doc_id' parameter of {caller} must hold an id for every row. "
-                f"Got {ids[bad]!r} at row {bad} instead."
-            )
+            raise _refused("doc_id", caller, "an id for every row", ids[bad], bad)
         kinds = _id_kinds(ids)
         if len(kinds) > 1:
             raise param_error("doc_id", "ids of one type (all integers or all strings)",
@@ -198,8 +193,9 @@ def _check_unique_in_queries(code: np.ndarray, ids: np.ndarray, grouping: Groupi
         q = grouping.query_index()[row]
         raise InputError(
             f"The 'doc_id' parameter of {caller} must not repeat a document within a query. "
-            f"Got {ids[row].item()!r} twice in query {grouping.qids[q].item()!r}."
-        )
+            f"Got {ids[row].item()!r} twice in query {grouping.qids[q].item()!r} (again at "
+            f"row {row}).", parameter="doc_id", row=row,
+            allowed="documents that do not repeat within a query")
 
 
 def _weights(sample_weight, grouping: Grouping, n: int, precision: str, caller: str,
@@ -219,11 +215,11 @@ def _weights(sample_weight, grouping: Grouping, n: int, precision: str, caller: 
             f"The 'sample_weight' parameter of {caller} must have one weight per row: "
             f"y_true has {n} rows but sample_weight has {w.shape[0]}."
         )
-    if not np.isfinite(w).all() or (w < 0).any():
-        raise InputError(
-            f"The 'sample_weight' parameter of {caller} must hold finite non-negative "
-            "weights."
-        )
+    refused = ~np.isfinite(w) | (w < 0)
+    if refused.any():
+        bad = int(np.flatnonzero(refused)[0])
+        raise _refused("sample_weight", caller, "finite non-negative weights", w[bad].item(),
+                       bad)
     if w.dtype.kind != "f":
         w = w.astype(np.float64)
     if precision == "float32" or w.dtype.itemsize < 4:  # float16 is summed as float32 too
@@ -250,8 +246,8 @@ def _one_weight_per_query(w: np.ndarray, grouping: Grouping, caller: str) -> np.
             f"{by_query[differ[0]].item()!r} at row {row} and "
             f"{first[q].item()!r} at the first row of query {grouping.qids[q].item()!r} "
             "instead. Give each query one weight, or choose arithmetic='lightgbm' (the mean "
-            "of the rows' weights)."
-        )
+            "of the rows' weights).", parameter="sample_weight", row=row,
+            allowed="one weight for every row of a query (arithmetic='xgboost')")
     return first
 
 
@@ -283,13 +279,17 @@ def _float32_labels(y_true: np.ndarray, caller: str) -> np.ndarray:
 
 
 def _to_float32(values: np.ndarray, name: str, what: str, convention: str,
-                caller: str) -> np.ndarray:
+                caller: str, mask: np.ndarray | None = None) -> np.ndarray:
     """``values`` as float32, or the standard error for the first finite value that does not
-    fit (float32 would make it infinite)."""
+    fit (float32 would make it infinite); ``mask`` (non-empty): only the rows it holds True
+    for count (the scores of rows not retrieved are not looked at, as their finiteness is
+    not)."""
     with np.errstate(over="ignore"):
         v32 = values.astype(np.float32)
     if not np.isfinite(v32).all():
         lost = np.isfinite(values) & ~np.isfinite(v32)
+        if mask is not None and mask.shape[0]:
+            lost &= mask
         if lost.any():
             bad = int(np.flatnonzero(lost)[0])
             raise _refused(name, caller, f"{what} that fit float32 ({convention}='float32', "
