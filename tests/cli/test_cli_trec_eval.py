@@ -51,6 +51,41 @@ def test_trec_format_reproduces_trec_eval(cli, expected, qrels, run, options):
     assert topics == ({"all"} if "-q" not in options else {"301", "302", "303", "all"})
 
 
+@pytest.mark.parametrize("preset", ["trec_eval9", "trec_eval"])
+def test_trec_eval9_lists_no_topic_that_c_counts_but_the_run_lacks(cli, preset):
+    # trec_eval 9 -q -c: topic 302 counts in the means (num_q 3) but has no per-topic
+    # line; trec_eval 10 prints its lines (as 0)
+    code, out, err = cli("eval", "--preset", preset, *MEASURES, "-q", "-c", "--format",
+                         "trec", TREC / "qrels.test", TREC / "results.trunc")
+    assert code == 0, err
+    ours = read_trec(out)
+    expected = EXPECTED / ("v9.0.8/out.test.aqc" if preset == "trec_eval9" else "out.test.aqc")
+    theirs = {k: v for k, v in read_trec(expected.read_text()).items() if offered(k)}
+    assert ours == theirs
+    assert ("302" in {t for _, t in ours}) == (preset == "trec_eval")
+    assert ours["num_q", "all"] == "3"
+
+
+@pytest.mark.parametrize("options", [["--preset", "trec_eval9", "--format", "trec"],
+                                     ["--preset", "trec_eval", "--score-precision", "float32"]])
+@pytest.mark.parametrize(("line", "score"), [(5, "1e39"), (700, "-1e39")])
+def test_a_score_float32_cannot_hold_names_the_run_line(cli, tmp_path, options, line, score):
+    # evaluate named "row 0" or "row 2148" of the joined arrays
+    lines = (TREC / "results.test").read_text().splitlines()
+    fields = lines[line - 1].split()
+    fields[4] = score
+    lines[line - 1] = " ".join(fields)
+    run = tmp_path / "big.run"
+    run.write_text("\n".join(lines) + "\n")
+    code, out, err = cli("eval", *options, "-m", "map", TREC / "qrels.test", run)
+    assert code == 1 and out == ""
+    assert err == (f"skrank: error: {run}, line {line}: the score {float(score)!r} does not "
+                   "fit float32 (largest 3.40282e+38), in which score_precision='float32' "
+                   "ranks the scores (trec_eval 9); choose --score-precision float64.\n")
+    code, out, err = cli("eval", "--preset", "trec_eval", "-m", "map", TREC / "qrels.test", run)
+    assert code == 0, err  # float64 scores hold it
+
+
 def test_without_c_a_topic_missing_from_the_run_is_ignored_and_counted(cli):
     # results.trunc has no result for topic 302: trec_eval drops it unless -c
     code, out, err = cli("eval", "--preset", "trec_eval", "-m", "map",

@@ -83,6 +83,9 @@ class _System:
     kwargs: dict[str, Any]  # arrays for skrank.evaluate (empty when already evaluated)
     runid: str | None = None  # the run tag of a TREC run
     result: Any = None  # the evaluation, when the loader evaluated while reading
+    # topics counted without a per-topic line in trec_eval 9's format (-q -c: judged topics
+    # the run has no result for)
+    unlisted: tuple[str, ...] = ()
 
 
 @dataclass

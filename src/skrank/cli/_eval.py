@@ -140,7 +140,8 @@ def _render(report, args: argparse.Namespace, loaded: _Loaded, curves: dict) -> 
     if args.format == "csv":
         return report.to_csv()
     runids = {s.name: s.runid for s in loaded.systems if s.runid}
-    return report.to_trec(per_query=args.per_topic, runids=runids)
+    unlisted = {s.name: s.unlisted for s in loaded.systems if s.unlisted}
+    return report.to_trec(per_query=args.per_topic, runids=runids, unlisted=unlisted)
 
 
 def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser,

@@ -144,8 +144,12 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
 
     def numbered() -> Any:
         done = 0
+        checked = None  # the rows whose scores were checked (a run read whole: once)
         for rows, grouped, topics in itertools.chain([] if first is None else [first],
                                                      batches):
+            if float32 and rows is not checked:
+                _check_float32_scores(rows)
+                checked = rows
             if grouped is None:
                 done += len(rows)
                 state.batches += 1
@@ -181,6 +185,24 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
         return joined, res, done, batch_no
 
     yield from ordered_map(work, numbered())
+
+
+def _check_float32_scores(rows: Any) -> None:
+    """Name the run line of the first score that float32 cannot hold, when the scores are
+    ranked as float32 (``score_precision="float32"``, trec_eval 9): evaluate would name a
+    row of the joined arrays."""
+    from ..io._common import where
+
+    with np.errstate(over="ignore"):
+        lost = ~np.isfinite(rows.score.astype(np.float32))  # the scores are finite
+    if lost.any():
+        row = int(np.flatnonzero(lost)[0])
+        raise DataError(
+            f"{where(rows.source, rows.lines(row))}: the score {float(rows.score[row])!r} does "
+            f"not fit float32 (largest {float(np.finfo(np.float32).max):g}), in which "
+            "score_precision='float32' ranks the scores (trec_eval 9); choose "
+            "--score-precision float64."
+        )
 
 
 def _whole_run(path: str, state: _RunState, batch_rows: int | None,
@@ -492,7 +514,11 @@ def _load_trec(args: argparse.Namespace, progress: _Progress, plan: _Plan,
                 f"{name}: {plural(n, 'judged topic')} {'has' if n == 1 else 'have'} no "
                 f"result in the run ({listing(ev.qrels_only)}): {how}."
             )
-        loaded.systems.append(_System(name, ev.kwargs or {}, ev.state.tag, result=ev.result))
+        # trec_eval 9 prints no per-topic line for a topic -c counts but the run lacks
+        unlisted = (tuple(ev.qrels_only.tolist())
+                    if qrels_only == "include" and args.preset == "trec_eval9" else ())
+        loaded.systems.append(_System(name, ev.kwargs or {}, ev.state.tag, result=ev.result,
+                                      unlisted=unlisted))
         candidates[name] = ev.candidates
     ref = base_name or names[0]
     loaded.candidates = candidates[ref]

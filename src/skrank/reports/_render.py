@@ -7,7 +7,7 @@ import io
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -408,7 +408,8 @@ def check_trec_conventions(pairs: Any, fix: str) -> None:
 
 
 def render_trec(report: Report, per_query: bool = False,
-                runids: Mapping[str, str] | None = None) -> str:
+                runids: Mapping[str, str] | None = None,
+                unlisted: Mapping[str, Collection[str]] | None = None) -> str:
     """trec_eval's format, ``%-22s\\t%s\\t%.4f`` (see :meth:`Report.to_trec`).
 
     trec_eval's measure names (``ndcg_cut_10``) are printed only for values computed under
@@ -422,7 +423,10 @@ def render_trec(report: Report, per_query: bool = False,
     lines = []
     for name, res in report.systems.items():
         if per_query:
+            skip = {str(q) for q in (unlisted or {}).get(name, ())}
             for i, q in enumerate(res.qids.tolist()):
+                if str(q) in skip:
+                    continue
                 for m in report.metrics:
                     v = float(res[m].per_query[i])
                     if not math.isnan(v):

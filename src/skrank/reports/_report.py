@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -232,7 +232,8 @@ class Report:
 
         return render_csv(self, sep=sep)
 
-    def to_trec(self, per_query: bool = False, runids: Mapping[str, str] | None = None) -> str:
+    def to_trec(self, per_query: bool = False, runids: Mapping[str, str] | None = None, *,
+                unlisted: Mapping[str, Collection[str]] | None = None) -> str:
         """trec_eval's output format (``measure<TAB>topic<TAB>value``), one block per system.
 
         Parameters
@@ -241,10 +242,14 @@ class Report:
             Also print one line per topic and metric first, like ``trec_eval -q``.
         runids : mapping of str to str, optional
             The ``runid`` to print for each system (e.g. the run tags); default: its name.
+        unlisted : mapping of str to collection of str, optional
+            Topics of each system (by name) that get no per-topic lines, though they count
+            in the means: trec_eval 9's ``-q -c`` prints none for a judged topic the run has
+            no result for (trec_eval 10 prints them).
         """
         from ._render import render_trec
 
-        return render_trec(self, per_query=per_query, runids=runids)
+        return render_trec(self, per_query=per_query, runids=runids, unlisted=unlisted)
 
     def __str__(self) -> str:
         return self.to_text()
