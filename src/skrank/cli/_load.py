@@ -80,18 +80,26 @@ def _load_table(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _
         scores.append(args.baseline)
     extra = [] if args.query_table else _segment_columns(args)
     progress(f"reading {path}")
-    fmt = _table_format(path)
+    fmt, source, raw = _table_source(path)
+    refused: SkrankError | None = None
     try:
-        table = read_table(path, qid=args.qid, label=args.label, scores=scores,
+        table = read_table(source, qid=args.qid, label=args.label, scores=scores,
                            doc_id=args.doc_id, extra=sorted(set(extra)) or None, format=fmt)
     except InvalidParameterError as exc:
         raise _column_error(exc, args) from None
     except SkrankError as exc:
-        raise DataError(str(exc).replace("scores=[...]", "--score")) from None
+        refused = exc
+    if refused is not None:
+        # a value the reader refuses (missing, not a number, ...): a value of the rows
+        # before it that the conventions refuse is named first (it comes first in the file)
+        before = getattr(refused, "_read_before", None)
+        if before is not None:
+            _check_table_values(before[0], before[1], plan, path, args.label, fmt, raw)
+        raise DataError(str(refused).replace("scores=[...]", "--score"))
     if args.baseline is not None and args.baseline not in table.scores:
         raise DataError(f"--baseline: {args.baseline!r} is not a score column of {path} "
                         f"(score columns: {listing(table.systems, 10)}).")
-    _check_table_values(table, plan, path, args.label, fmt)
+    _check_table_values(table.y_true, table.scores, plan, path, args.label, fmt, raw)
     loaded = _Loaded("table", [], args.baseline)
     n_q = np.unique(table.qid).size
     loaded.inputs.append(
@@ -108,23 +116,24 @@ def _load_table(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> _
     return loaded
 
 
-def _check_table_values(table: Any, plan: _Plan, path: str, label: str,
-                        fmt: str | None) -> None:
+def _check_table_values(y_true: np.ndarray, scores: dict[str, np.ndarray], plan: _Plan,
+                        path: str, label: str, fmt: str | None, raw: bytes | None) -> None:
     """Refuse, with the file and the line (the row of a Parquet file), a label or score of a
     table that the evaluation refuses (see :func:`_check_values`); ``fmt``: the format
-    given to the reader (None: told by the name). The line is found by reading the file
-    again, on the error path only (blank lines and quoted line breaks counted as the reader
-    counts them); a pipe's is its data row."""
+    given to the reader (None: told by the name); ``raw``: the bytes of a pipe, read once
+    (None: a file). The line is found by reading the file again (or the pipe's bytes), on
+    the error path only (blank lines and quoted line breaks counted as the reader counts
+    them)."""
     from ..io._table import _guess_format, table_row_place
 
     fmt = fmt or _guess_format(path) or "csv"
+    where = path if raw is None else raw
 
     def place(row: int) -> str:
-        return f"{path}, {table_row_place(path, fmt, row)}"
+        return f"{path}, {table_row_place(where, fmt, row)}"
 
-    columns = [(place, f"column {label!r}", table.y_true, True)]
-    columns += [(place, f"column {name!r}", values, False)
-                for name, values in table.scores.items()]
+    columns = [(place, f"column {label!r}", y_true, True)]
+    columns += [(place, f"column {name!r}", values, False) for name, values in scores.items()]
     _check_values(columns, plan)
 
 
@@ -142,9 +151,9 @@ def _check_libsvm_values(table: Any, plan: _Plan, data: str, files: dict[str, st
             lines.append(row_lines(data, data))
         return f"{data}, line {int(lines[0][row]):,}"
 
-    columns = [(label_place, "the labels (the first field)", table.y_true, True)]
+    columns = [(label_place, "the first field (the label)", table.y_true, True)]
     for name, path in files.items():  # a score file's line n holds its n-th score
-        columns.append((lambda row, p=path: f"{p}, line {row + 1:,}", "the scores",
+        columns.append((lambda row, p=path: f"{p}, line {row + 1:,}", "the scores file",
                         table.scores[name], False))
     _check_values(columns, plan)
 
@@ -177,11 +186,24 @@ def _check_values(columns: Sequence[tuple[Any, str, np.ndarray, bool]], plan: _P
         if conv.score_precision == "float32":
             _to_float32(values, "y_score", "scores", "score_precision", caller)
 
-    for place, what, values, is_label in columns:
+    found = []  # the first value refused in each column: the earliest row is named
+    for order, (place, what, values, is_label) in enumerate(columns):
         exc = _first_refused(values, labels if is_label else scores)
         if exc is not None:
-            raise DataError(f"{place(exc.row)}: {what} must hold {exc.allowed}; "
-                            f"got {_number(values[exc.row])}.")
+            found.append((exc.row, order, place, what, values, exc))
+    if found:
+        row, _, place, what, values, exc = min(found, key=lambda f: f[:2])
+        raise _Refused(f"{place(row)}: {what} must hold {exc.allowed}; "
+                       f"got {_number(values[row])}.")
+
+
+class _Refused(DataError):
+    """A label or score that the conventions refuse: its line was read (the kind of input
+    was not guessed wrong)."""
+
+
+#: the qrels' labels that the gain refuses (cli/_trec.py): their line was read
+_QRELS_LABEL = re.compile(r", line 1: the relevance label -?\d+ (is above|has no gain)")
 
 
 def _first_refused(values: np.ndarray, check: Any) -> InputError | None:
@@ -211,20 +233,46 @@ def _number(value: Any) -> str:
 
 def _table_format(path: str) -> str | None:
     """None when the name tells the format (or the file is a pipe, or cannot be read: the
-    reader says why); else parquet by its magic bytes, TSV when the first line of the text
-    (decompressed) has a tab, CSV otherwise."""
+    reader says why); else what :func:`_sniff_table` says of its text."""
     if _has_table_suffix(path) or not os.path.isfile(path):
         return None
+    return _sniff_table(path)
+
+
+def _sniff_table(source: Any) -> str | None:
+    """Parquet by its magic bytes, TSV when the first line of the text (decompressed) has a
+    tab, CSV otherwise; None where it cannot be read (the reader says why)."""
     from ..io._arrow import read_head
 
     try:
-        head = read_head(path, 1 << 16)
+        head = read_head(source, 1 << 16)
     except (OSError, EOFError, lzma.LZMAError, zlib.error, SkrankError):
         return None
     if head.startswith(b"PAR1"):  # (compressed whole, the reader says so)
         return "parquet"
     first = head.replace(b"\r", b"\n").split(b"\n", 1)[0]
     return "tsv" if b"\t" in first else "csv"
+
+
+def _table_source(path: str) -> tuple[str | None, Any, bytes | None]:
+    """(format, what to give read_table, the bytes of a pipe) of a table input. A pipe (or
+    another file that is not a regular one) is read once, here: its format is then told by
+    its name, else by its content (as a file's), and its lines can be named."""
+    if not os.path.exists(path) or os.path.isfile(path) or os.path.isdir(path):
+        return _table_format(path), path, None
+    import io
+
+    from ..io._table import _guess_format
+
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return _table_format(path), path, None  # the reader says why
+    source = io.BytesIO(raw)
+    source.name = path  # (named in the reader's messages)
+    fmt = _guess_format(path) or _sniff_table(io.BytesIO(raw)) or "csv"
+    return fmt, source, raw
 
 
 def _column_error(exc: InvalidParameterError, args: argparse.Namespace) -> DataError:
@@ -368,6 +416,8 @@ def _load(args: argparse.Namespace, kind: str, progress: _Progress, plan: _Plan,
                 ", line 1:" in text or text.startswith(("TREC input needs",
                                                         "LibSVM input needs"))):
             raise
+        if isinstance(exc, _Refused) or _QRELS_LABEL.search(text):
+            raise  # a value refused on a line that was read: not a wrong kind of input
         other = "table or libsvm" if kind == "trec" else "table or trec"
         raise DataError(f"{exc} (read as {kind} input, guessed from the files; use --input "
                         f"{other} for other formats)") from None

@@ -96,9 +96,9 @@ def open_binary(source: Source) -> tuple[Any, bool]:
 
 
 
-def read_head(path: str | os.PathLike, size: int) -> bytes:
-    """The first ``size`` bytes of a file's text: decompressed (see :func:`open_binary`),
-    without a UTF-8 byte order mark."""
+def read_head(path: Source, size: int) -> bytes:
+    """The first ``size`` bytes of a file's text (a path or a binary file object):
+    decompressed (see :func:`open_binary`), without a UTF-8 byte order mark."""
     stream, _ = open_binary(path)
     try:
         head = b""

@@ -138,17 +138,20 @@ def _row_place(fmt: str, row: int, line: int | None = None) -> str:
     return f"line {line}" if line is not None else f"data row {row + 1}"
 
 
-def table_row_place(path: str, fmt: str, row: int) -> str:
-    """:func:`_row_place` of data row ``row`` of the table file ``path``, read again (for a
-    check made after :func:`read_table` returned, on its error path only): a pipe cannot
-    be read again, nor a file that no longer reads; theirs is ``data row N``."""
+def table_row_place(source: str | bytes, fmt: str, row: int) -> str:
+    """:func:`_row_place` of data row ``row`` of the table file ``source`` read again, or
+    of its bytes (those of a pipe, read once), for a check made after :func:`read_table`
+    returned, on its error path only; a file that is not a regular one (it cannot be read
+    again), or that no longer reads, is named by ``data row N``."""
+    import io
     import lzma
     import zlib
 
-    if fmt == "parquet" or not os.path.isfile(path):
+    if fmt == "parquet" or (isinstance(source, str) and not os.path.isfile(source)):
         return _row_place(fmt, row)
     try:
-        data = _table_bytes(path, path)
+        data = _table_bytes(io.BytesIO(source) if isinstance(source, bytes) else source,
+                            "<table>")
     except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error, InputError):
         return _row_place(fmt, row)
     return _row_place(fmt, row, _data_row_line(data, _separator(fmt), row))
@@ -215,8 +218,10 @@ def read_table(
         empty, ``NA``, ``nan``, ...), non-numeric labels or scores, infinite labels or scores
         (``inf``, ``-inf``, or a number such as ``1e400`` that overflows to one), a line with
         more or fewer fields than the header, or a document listed twice for a query (the
-        message names the column and the line of the first bad value; the row, from 0, in
-        Parquet files).
+        message names the column and the line of the first bad value, whichever check
+        refuses it; the row, from 0, in Parquet files). A bad value's error has the
+        attributes ``parameter`` (``"qid"``, ``"doc_id"``, ``"label"`` or ``"scores"``),
+        ``row`` (its data row, from 0) and ``allowed``.
     ImportError
         pyarrow is not installed: ``pip install skrank[pandas]`` (or ``pip install pyarrow``).
 
@@ -228,7 +233,9 @@ def read_table(
     where it starts.
 
     Labels and scores must be finite numbers: NaN is read as a missing value and an infinite
-    value is refused, here, with its line, rather than by the evaluation later. Whether a
+    value is refused, here, with its line, rather than by the evaluation later. An integer
+    (or decimal) column is converted to float64 as numpy converts it: a value too large to
+    be held exactly (a ``uint64`` above ``2**53``) is rounded, not refused. Whether a
     label suits the conventions (a negative label, or one above 1000 with ``gain="exp"``)
     is for the evaluation to say: the reader does not know them.
 
@@ -301,40 +308,48 @@ def read_table(
     wanted = list(dict.fromkeys([*id_columns, *numbers, *extra_names]))
     table = read(wanted, id_columns, numbers)
 
-    def missing(column: str) -> None:
-        isna = table.column(column).is_null(nan_is_null=True).to_numpy(zero_copy_only=False)
-        if isna.any():
-            row = int(np.flatnonzero(isna)[0])
-            raise InputError(
-                f"{name}, {place(row)}: missing value in column {column!r} "
-                f"({int(isna.sum())} missing in all)."
-            )
+    # the first value each check refuses, as (row, message of it, parameter, what is
+    # allowed): the earliest row is named, whichever check refuses it (the messages are
+    # made for that one only: finding a line scans the text)
+    refused: list[tuple[int, Any, str, str]] = []
 
-    def numeric(column: str, what: str) -> np.ndarray:
-        missing(column)
+    def first_missing(column: str, param: str) -> int:
+        """The row of the column's first missing value (its length where none is)."""
+        isna = table.column(column).is_null(nan_is_null=True).to_numpy(zero_copy_only=False)
+        if not isna.any():
+            return len(isna)
+        row = int(np.flatnonzero(isna)[0])
+        refused.append((row, lambda: f"{name}, {place(row)}: missing value in column "
+                        f"{column!r} ({int(isna.sum())} missing in all).", param,
+                        "no missing value"))
+        return row
+
+    def numeric(column: str, param: str, what: str) -> np.ndarray:
+        """The column as float64, up to its first value refused (all of it where none is)."""
         values = table.column(column)
+        values = values.slice(0, first_missing(column, param))
         # only a column taken as scores because none were named: perhaps no score at all
         hint = (" Name the score columns with scores=[...]."
                 if scores is None and column in score_names else "")
         try:
-            out = np.asarray(values.cast(pa.float64()).to_numpy(), dtype=np.float64)
+            out = _float64(values, pa)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             row = _first_not_number(values, pa)
-            raise InputError(
-                f"{name}, {place(row)}: column {column!r} must hold {what}; got "
-                f"{values[row].as_py()!r}." + hint
-            ) from None
+            got = values[row].as_py()
+            refused.append((row, lambda: f"{name}, {place(row)}: column {column!r} must hold "
+                            f"{what}; got {got!r}." + hint, param, what))
+            out = _float64(values.slice(0, row), pa) if row else np.empty(0)
         infinite = np.isinf(out)  # NaN is a missing value: refused above
         if infinite.any():
-            row = int(np.flatnonzero(infinite)[0])
-            raise InputError(
-                f"{name}, {place(row)}: column {column!r} must hold finite {what}; "
-                f"got {float(out[row])!r}."
-            )
+            row_inf = int(np.flatnonzero(infinite)[0])
+            inf = float(out[row_inf])
+            refused.append((row_inf, lambda: f"{name}, {place(row_inf)}: column {column!r} "
+                            f"must hold finite {what}; got {inf!r}.", param,
+                            f"finite {what}"))
+            out = out[:row_inf]
         return out
 
     def ids(column: str) -> np.ndarray:
-        missing(column)
         values = table.column(column)
         if fmt == "parquet" and (pa.types.is_integer(values.type)
                                  or pa.types.is_floating(values.type)):
@@ -344,24 +359,43 @@ def read_table(
     if table.num_rows == 0:
         where_ = "line 2" if fmt != "parquet" else "row 0"
         raise InputError(f"{name}, {where_}: no data rows (the table has only its header).")
-    qids = ids(qid)
-    docs = ids(doc_id) if doc_id is not None else None
-    if docs is not None:
-        repeat = _repeated_pair(table.column(qid), table.column(doc_id))
+    known = min(first_missing(qid, "qid"),
+                first_missing(doc_id, "doc_id") if doc_id is not None else table.num_rows)
+    if doc_id is not None:  # over the rows whose ids are there
+        qcol, dcol = table.column(qid).slice(0, known), table.column(doc_id).slice(0, known)
+        repeat = _repeated_pair(qcol, dcol)
         if repeat is not None:
             first, row = repeat
-            raise InputError(
-                f"{name}, {place(row)}: document {str(docs[row])!r} appears twice "
-                f"for query {str(qids[row])!r} (first on {place(first)})."
-            )
+            refused.append((row, lambda: f"{name}, {place(row)}: document "
+                            f"{str(dcol[row].as_py())!r} appears twice for query "
+                            f"{str(qcol[row].as_py())!r} (first on {place(first)}).", "doc_id",
+                            "one row per (query, document)"))
+    y_true = numeric(label, "label", "numeric relevance labels")
+    values = {c: numeric(c, "scores", "numeric scores") for c in score_names}
+    if refused:
+        row, message, param, allowed = min(refused, key=lambda r: r[0])
+        exc = InputError(message(), parameter=param, row=row, allowed=allowed)
+        # the labels and scores of the rows before (all numbers, finite): a caller checking
+        # more (skrank eval: the conventions) names an earlier row it refuses first
+        exc._read_before = (y_true[:row], {c: v[:row] for c, v in values.items()})
+        raise exc
     return ScoreTable(
-        qid=qids,
-        y_true=numeric(label, "numeric relevance labels"),
-        scores={c: numeric(c, "numeric scores") for c in score_names},
-        doc_id=docs,
+        qid=ids(qid),
+        y_true=y_true,
+        scores=values,
+        doc_id=ids(doc_id) if doc_id is not None else None,
         extra={c: table.column(c).to_numpy() for c in extra_names},
         source=name,
     )
+
+
+def _float64(values: Any, pa: Any) -> np.ndarray:
+    """A column of numbers (no missing value) as float64; raises pyarrow's error where a
+    value is not a number. An integer or decimal too large for float64 to hold exactly is
+    rounded (as numpy and the CSV reader do: 2**63 + 5 is a number), not refused."""
+    t = values.type
+    exact = not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t))
+    return np.asarray(values.cast(pa.float64(), safe=exact).to_numpy(), dtype=np.float64)
 
 
 def _parquet(source: Source, name: str) -> tuple[list[str], Any]:
@@ -406,11 +440,9 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
     data = _table_bytes(source, name)
     sep = _separator(fmt)
     parse = csv.ParseOptions(delimiter=sep)
-    first = 0  # the header's first byte: pyarrow skips empty lines before it too
-    while data[first:first + 1] in (b"\r", b"\n"):
-        first += 1
-    end = data.find(b"\n", first)
-    head = memoryview(data)[first:] if end < 0 else data[first:end + 1]
+    # the header: its first record (pyarrow skips empty lines before it too), which a quoted
+    # name holding a line break continues on the next line
+    head = data[:next((end for _, _, end in _scan(data, sep)), len(data))]
     try:
         header = csv.read_csv(pa.py_buffer(head), parse_options=parse).column_names
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
@@ -435,10 +467,6 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
                 if bad:
                     line, got = _bad_line(data, sep, len(header))
-                    if line is None:  # pragma: no cover - a field too long for csv
-                        raise InputError(f"{name}: a line has {bad[0].actual_columns} "
-                                         f"fields but the header has {len(header)}.") \
-                            from None
                     raise InputError(f"{name}, line {line}: {got} fields but the header has "
                                      f"{len(header)}.") from None
                 if "conversion error" not in str(exc):
@@ -450,57 +478,89 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
 
 
 # Where pyarrow's read_csv (with the ParseOptions above: quote '"', doubled quotes, no
-# escape character, empty lines ignored) puts the records of a text table, as Python's csv
-# module finds them: both end a line at LF, CR LF or a lone CR; both skip an empty line (a
-# line end right after another, or at the start; the csv module yields it as []), and
-# neither takes a line of spaces or tabs for an empty one (a record of one field); both
-# open a quoted value only at the start of a field, a line end inside it continuing the
-# record on the next line; a UTF-8 byte order mark is dropped before (_table_bytes) and is
-# no line. The line to name is the one where a record starts. Python loops, on the error
-# paths only: pyarrow does not tell the line.
+# escape character, empty lines ignored) puts the records of a text table: it ends a line at
+# LF, CR LF or a lone CR; it skips an empty line (a line end right after another, or at the
+# start), and does not take a line of spaces or tabs for an empty one (a record of one
+# field); it opens a quoted value only at the start of a field, a line end inside it
+# continuing the record on the next line (to the end of the text where the quote is not
+# closed); after the closing quote, the field runs on, quotes included, to the separator or
+# the line end; a UTF-8 byte order mark is dropped before (_table_bytes) and is no line. The
+# line to name is the one where a record starts. The scan (_scan) is a regular expression
+# over the bytes (the quote, separators and line ends are ASCII, never part of a UTF-8
+# character), with no limit on a field's size; Python loops, on the error paths only (and
+# for a header holding a quote): pyarrow does not tell the line.
+
+_FIELDS: dict[str, Any] = {}
+
+
+def _field_pattern(sep: str) -> Any:
+    """One field and what ends it (the separator, a line end, the end of the text)."""
+    import re
+
+    if sep not in _FIELDS:
+        d = re.escape(sep.encode())
+        _FIELDS[sep] = re.compile(
+            rb'("(?:[^"]+|"")*"?[^' + d + rb'\r\n]*|[^' + d + rb'\r\n]*)('
+            + d + rb'|\r\n|\r|\n|\Z)')
+    return _FIELDS[sep]
+
+
+def _line_ends(text: bytes) -> int:
+    return text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
+
+
+def _scan(data: bytes, sep: str) -> Any:
+    """``(line where it starts, fields, offset after its line end)`` of each non-empty
+    record of a table's text (the header first), as pyarrow reads them (see above)."""
+    pattern, bsep = _field_pattern(sep), sep.encode()
+    pos, line, n = 0, 1, len(data)
+    fields: list[bytes] = []
+    start = 1
+    while pos < n:
+        m = pattern.match(data, pos)
+        assert m is not None  # every position starts a field (perhaps empty)
+        field, end = m.group(1), m.group(2)
+        if field.startswith(b'"'):
+            line += _line_ends(field)
+        pos = m.end()
+        if end == bsep:
+            fields.append(field)
+            continue
+        if fields or field:  # else an empty line
+            fields.append(field)
+            yield start, fields, pos
+            fields = []
+        if end:
+            line += 1
+        start = line
+    if fields:  # the text ends right after a separator
+        fields.append(b"")
+        yield start, fields, pos
 
 
 def _records(data: bytes, sep: str) -> Any:
     """``(line where it starts, fields)`` of each non-empty record of a table's text (the
-    header first), as pyarrow reads them (see above); raises ``csv.Error`` where the csv
-    module cannot read on (a field over its size limit)."""
-    import csv
-    import io
-
-    reader = csv.reader(io.StringIO(data.decode("utf-8", "replace"), newline=""),
-                        delimiter=sep)
-    start = 1
-    for fields in reader:
-        if fields:
-            yield start, fields
-        start = reader.line_num + 1
+    header first), as pyarrow reads them (see above); the fields as they stand in the text
+    (quotes kept)."""
+    for line, fields, _ in _scan(data, sep):
+        yield line, fields
 
 
 def _data_row_line(data: bytes, sep: str, row: int) -> int | None:
     """The line (from 1) of the table's text ``data`` where data row ``row`` (from 0, the
-    header not counted) starts; None where the text cannot be scanned that far."""
-    import csv
-
-    try:
-        for n, (line, _) in enumerate(_records(data, sep)):
-            if n == row + 1:
-                return line
-    except csv.Error:
-        pass
-    return None
+    header not counted) starts; None where the text has fewer rows."""
+    for n, (line, _) in enumerate(_records(data, sep)):
+        if n == row + 1:
+            return line
+    return None  # pragma: no cover - pyarrow read that row
 
 
-def _bad_line(data: bytes, sep: str, width: int) -> tuple[int | None, int | None]:
+def _bad_line(data: bytes, sep: str, width: int) -> tuple[int, int] | tuple[None, None]:
     """(line, number of fields) of the first record whose number of fields is not
-    ``width``; (None, None) where the text cannot be scanned that far."""
-    import csv
-
-    try:
-        for line, fields in _records(data, sep):
-            if len(fields) != width:
-                return line, len(fields)
-    except csv.Error:
-        pass
+    ``width``."""
+    for line, fields in _records(data, sep):
+        if len(fields) != width:
+            return line, len(fields)
     return None, None  # pragma: no cover - pyarrow found such a line
 
 
@@ -540,11 +600,11 @@ def _first_not_number(values: Any, pa: Any) -> int:
     for start in range(0, len(values), step):
         piece = values.slice(start, step)
         try:
-            piece.cast(pa.float64())
+            _float64(piece, pa)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             for i in range(len(piece)):
                 try:
-                    piece.slice(i, 1).cast(pa.float64())
+                    _float64(piece.slice(i, 1), pa)
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
                     return start + i
     return 0  # pragma: no cover - called only when a value does not convert
