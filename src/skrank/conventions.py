@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Union
 
 from ._validation import check_choice, check_int, check_real, param_error
+from .exceptions import InvalidParameterError
 
 __all__ = [
     "AP_DENOMINATORS",
@@ -60,9 +61,15 @@ PRESETS = ("lightgbm", "xgboost", "trec_eval", "trec_eval9", "sklearn", "spark")
 GainSpec = Union[str, tuple[float, ...]]  # noqa: UP007 (a runtime alias on Python 3.10)
 
 
+_GAIN_ALLOWED = "'exp', 'linear', or a non-empty sequence of gains indexed by label"
+
+
 def _check_gain(value: Any) -> GainSpec:
     if isinstance(value, str):
-        return check_choice("gain", value, GAINS)
+        try:
+            return check_choice("gain", value, GAINS)
+        except InvalidParameterError:  # the whole choice: a name or a table
+            raise param_error("gain", _GAIN_ALLOWED, value) from None
     if isinstance(value, Mapping):
         keys = list(value.keys())
         if not keys or not all(
@@ -88,9 +95,7 @@ def _check_gain(value: Any) -> GainSpec:
                     "gain", "a sequence of finite real gains indexed by label", value
                 ) from None
         return tuple(out)
-    raise param_error(
-        "gain", "'exp', 'linear', or a non-empty sequence of gains indexed by label", value
-    )
+    raise param_error("gain", _GAIN_ALLOWED, value)
 
 
 @dataclass(frozen=True)

@@ -61,3 +61,17 @@ def test_err_refuses_a_label_above_1000_with_its_line(cli, tmp_path, gain):
     code, _, err = cli("eval", "-m", "err@10", "--gain", gain, "--doc-id", "doc", table)
     assert code == 1
     assert f"{table}, line 4: column 'label' must hold labels <= 1000 for ERR" in err
+
+
+@pytest.mark.parametrize(("options", "source"), [
+    (["--preset", "lightgbm"], "labels 0..30; the gains of --preset lightgbm; --gain sets "
+                               "others)"),
+    (["--gain", "0,1,3"], "labels 0..2; --gain)"),
+])
+def test_a_label_beyond_the_gain_table_says_where_the_table_came_from(cli, tmp_path, options,
+                                                                      source):
+    qrels, run, _ = _files(tmp_path, 31)
+    code, _, err = cli("eval", "-m", "ndcg@10", *options, qrels, run)
+    assert code == 1
+    assert f"{qrels}, line 3: the relevance label 31 has no gain in the table of " in err
+    assert source in err

@@ -86,13 +86,20 @@ def test_unknown_metric_name():
         skrank.evaluate(Y, S, Q, metrics=["ndgc@10"])
 
 
-@pytest.mark.parametrize("name, value", [("ties", "random"), ("empty", "skip"), ("gain", "log"),
+@pytest.mark.parametrize("name, value", [("ties", "random"), ("empty", "skip"),
                                          ("ap_denominator", "R"), ("p_divisor", "n"),
                                          ("idcg", "qrels"), ("preset", "catboost")])
 def test_unknown_convention_value(name, value):
     with pytest.raises(InvalidParameterError, match=rf"The '{name}' parameter must be one of .* "
                                                     rf"Got '{value}' instead"):
         skrank.evaluate(Y, S, Q, **{name: value})
+
+
+def test_an_unknown_gain_name_is_told_that_tables_are_allowed():
+    with pytest.raises(InvalidParameterError, match=r"The 'gain' parameter must be 'exp', "
+                                                    r"'linear', or a non-empty sequence of "
+                                                    r"gains indexed by label\. Got 'log'"):
+        skrank.evaluate(Y, S, Q, gain="log")
 
 
 def test_rel_min_must_be_positive():

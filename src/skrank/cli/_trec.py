@@ -411,8 +411,10 @@ def _check_labels(qrels: Any, conv: dict[str, Any], metrics: Any, path: str) -> 
     rel = qrels.rel
     if isinstance(gain, tuple):
         bad = np.flatnonzero(rel >= len(gain))
+        source = ("--gain" if conv.get("gain") is not None
+                  else f"the gains of --preset {conv.get('preset')}; --gain sets others")
         limit = (f"has no gain in the table of {len(gain)} gains (labels 0.."
-                 f"{len(gain) - 1}; --gain)")
+                 f"{len(gain) - 1}; {source})")
     elif gain == "exp":
         bad = np.flatnonzero(rel > 1000)
         limit = ("is above 1000, the largest label gain=exp takes (2**label overflows); "
