@@ -61,6 +61,16 @@ def test_a_parquet_table_from_a_pipe(cli, pipe, tmp_path):
     assert _ndcg(out) == pytest.approx(_ndcg(expected))
 
 
+def test_a_compressed_parquet_file_from_a_pipe_is_refused_with_a_hint(pipe, tmp_path):
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"qid": ["a", "a"], "label": [1, 0], "s": [0.5, 0.2]}).to_parquet(path)
+    fifo = pipe(gzip.compress(path.read_bytes()), "p.pipe")
+    code, _, err = run_skrank("eval", "--input", "table", fifo, timeout=60)
+    assert code == 1
+    assert err.strip().endswith("It is gzip-compressed: a Parquet file compresses its "
+                                "columns itself; decompress it.")
+
+
 def test_errors_in_a_table_from_a_pipe_name_the_line(pipe):
     text = "qid,label,s\n\nq1,1,0.5\nq1,0,inf\n"  # inf on line 4 (line 2 is blank)
     fifo = pipe(gzip.compress(text.encode()), "t.pipe")
@@ -176,15 +186,18 @@ def test_a_parquet_uint64_label_too_large_for_float64_to_hold_exactly(cli, tmp_p
 # ------------------------------------------- the hint that the kind was guessed wrong
 
 
-def test_a_qrels_label_refused_on_line_1_has_no_guess_hint(cli, tmp_path):
+@pytest.mark.parametrize(("label", "options", "says"), [
+    (1001, [], "is above 1000"), (5, ["--gain", "0,1"], "has no gain in the table")])
+def test_a_qrels_label_refused_on_line_1_has_no_guess_hint(cli, tmp_path, label, options,
+                                                           says):
     qrels = tmp_path / "q"
-    qrels.write_text("1 0 d1 1001\n1 0 d2 0\n")
+    qrels.write_text(f"1 0 d1 {label}\n1 0 d2 0\n")
     run = tmp_path / "run"
     run.write_text("1 Q0 d1 1 0.5 r\n1 Q0 d2 2 0.2 r\n")
-    code, _, err = cli("eval", "-m", "ndcg", qrels, run)
+    code, _, err = cli("eval", "-m", "ndcg", *options, qrels, run)
     assert code == 1
     line = _error_line(err)
-    assert line.startswith(f"{qrels}, line 1: the relevance label 1001 is above 1000")
+    assert line.startswith(f"{qrels}, line 1: the relevance label {label} {says}")
     assert "guessed" not in line
 
 

@@ -406,10 +406,14 @@ def _parquet(source: Source, name: str) -> tuple[list[str], Any]:
     try:
         schema = pq.read_schema(source)
     except (pa.ArrowException, OSError) as exc:
-        hint = ""
+        hint, head = "", b""
         if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
             with open(source, "rb") as fh:
                 head = fh.read(6)
+        elif getattr(source, "seekable", lambda: False)():  # (a pipe's bytes, say)
+            source.seek(0)
+            head = source.read(6)
+        if head:
             packed = [n for m, n in _PACKED if head.startswith(m)]
             if packed:
                 hint = (f" It is {packed[0]}-compressed: a Parquet file compresses its "
