@@ -123,6 +123,17 @@ def test_the_earliest_row_is_named_across_columns(cli, tmp_path):
                                 "scores; got inf.")
 
 
+def test_a_label_the_conventions_refuse_before_a_row_of_more_fields(cli, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("qid,label,s\nq1,1,0.5\nq1,-1,0.2\nq2,1,0.4\nq2,0,0.3,9\n")
+    code, _, err = cli("eval", path)
+    assert code == 1
+    assert _error_line(err) == (f"{path}, line 3: column 'label' must hold non-negative "
+                                "relevance labels (gain=exp); got -1.")
+    code, _, err = cli("eval", "--gain", "linear", "-m", "ap", path)
+    assert _error_line(err) == f"{path}, line 5: 4 fields but the header has 3."
+
+
 def test_a_parquet_row_the_conventions_refuse_before_a_missing_one(cli, tmp_path):
     path = tmp_path / "t.parquet"
     pd.DataFrame({"qid": ["a", "a", "b", "b"], "label": [1.0, -1.0, 1.0, np.nan],

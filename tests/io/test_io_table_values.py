@@ -92,3 +92,16 @@ def test_a_parquet_column_of_no_numbers_is_still_refused(tmp_path):
     with pytest.raises(InputError, match=r"row 1: column 'label' must hold numeric relevance "
                                          r"labels; got 'a'\."):
         read_table(path)
+
+
+def test_a_row_of_another_number_of_fields_is_named_in_its_turn():
+    exc = _refused("qid,label,s\nq1,1,0.5\nq1,0,inf\nq2,1,0.4,9\n")
+    assert str(exc) == "<stream>, line 3: column 's' must hold finite numeric scores; got inf."
+    exc = _refused("qid,label,s\nq1,1,0.5\nq1,0,0.2,9\nq2,1,inf\n")
+    assert str(exc) == "<stream>, line 3: 4 fields but the header has 3."
+    assert (exc.parameter, exc.row) == (None, 1)
+    labels, scores = exc._read_before
+    np.testing.assert_array_equal(labels, [1.0])
+    np.testing.assert_array_equal(scores["s"], [0.5])
+    exc = _refused("qid,label,s\n\nq1,1\nq2,1,0.4\n")  # the first data row
+    assert str(exc) == "<stream>, line 3: 2 fields but the header has 3."

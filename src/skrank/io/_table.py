@@ -306,12 +306,12 @@ def read_table(
     id_columns = [c for c in (qid, doc_id) if c is not None]
     numbers = [label, *score_names]
     wanted = list(dict.fromkeys([*id_columns, *numbers, *extra_names]))
-    table = read(wanted, id_columns, numbers)
-
     # the first value each check refuses, as (row, message of it, parameter, what is
     # allowed): the earliest row is named, whichever check refuses it (the messages are
-    # made for that one only: finding a line scans the text)
-    refused: list[tuple[int, Any, str, str]] = []
+    # made for that one only: finding a line scans the text); a text table's first row of
+    # another number of fields is one (the rows before it are read and checked)
+    table, late = read(wanted, id_columns, numbers)
+    refused: list[tuple[int, Any, str | None, str]] = [late] if late is not None else []
 
     def first_missing(column: str, param: str) -> int:
         """The row of the column's first missing value (its length where none is)."""
@@ -357,6 +357,8 @@ def read_table(
         return _as_str(values, pa)
 
     if table.num_rows == 0:
+        if refused:
+            raise InputError(late[1](), parameter=None, row=0, allowed=late[3])
         where_ = "line 2" if fmt != "parquet" else "row 0"
         raise InputError(f"{name}, {where_}: no data rows (the table has only its header).")
     known = min(first_missing(qid, "qid"),
@@ -424,7 +426,7 @@ def _parquet(source: Source, name: str) -> tuple[list[str], Any]:
 
     def read(columns: list[str], ids: list[str], numbers: list[str]) -> Any:
         try:
-            return pq.read_table(source, columns=columns)
+            return pq.read_table(source, columns=columns), None
         except (pa.ArrowException, OSError) as exc:
             raise InputError(f"{name}: cannot be read as PARQUET ({exc}).") from None
 
@@ -453,26 +455,36 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
         raise InputError(f"{name}: cannot be read as {fmt.upper()} ({exc}).") from None
 
     def read(columns: list[str], ids: list[str], numbers: list[str]) -> Any:
+        """(the table, None); where a row has another number of fields than the header:
+        (the rows before it, its refusal as read_table keeps one)."""
+        types = {**{c: pa.string() for c in ids}, **{c: pa.float64() for c in numbers}}
+        try:
+            return parse(data, columns, types, numbers), None
+        except _FieldCount:
+            line, got, row, cut = _bad_line(data, sep, len(header))
+        message = f"{name}, line {line}: {got} fields but the header has {len(header)}."
+        return (parse(data[:cut], columns, types, numbers),
+                (row, lambda: message, None, f"rows of {len(header)} fields"))
+
+    def parse(text: bytes, columns: list[str], types: dict[str, Any],
+              numbers: list[str]) -> Any:
         bad: list[Any] = []
 
         def invalid(row: Any) -> str:  # a line with another number of fields
             bad.append(row)
             return "error"
 
-        types = {**{c: pa.string() for c in ids}, **{c: pa.float64() for c in numbers}}
         for attempt in (types, {**types, **{c: pa.string() for c in numbers}}):
             convert = csv.ConvertOptions(
                 column_types=attempt, include_columns=columns, null_values=_NULLS,
                 strings_can_be_null=True, quoted_strings_can_be_null=True,
             )
             try:
-                return csv.read_csv(pa.py_buffer(data), parse_options=csv.ParseOptions(
+                return csv.read_csv(pa.py_buffer(text), parse_options=csv.ParseOptions(
                     delimiter=sep, invalid_row_handler=invalid), convert_options=convert)
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
                 if bad:
-                    line, got = _bad_line(data, sep, len(header))
-                    raise InputError(f"{name}, line {line}: {got} fields but the header has "
-                                     f"{len(header)}.") from None
+                    raise _FieldCount from None
                 if "conversion error" not in str(exc):
                     raise InputError(f"{name}: cannot be read as {fmt.upper()} ({exc}).") \
                         from None
@@ -576,13 +588,19 @@ def _data_row_line(data: bytes, sep: str, row: int) -> int | None:
     return None  # pragma: no cover - pyarrow read that row
 
 
-def _bad_line(data: bytes, sep: str, width: int) -> tuple[int, int] | tuple[None, None]:
-    """(line, number of fields) of the first record whose number of fields is not
-    ``width``."""
-    for line, fields in _records(data, sep):
+class _FieldCount(Exception):
+    """A row of a text table has another number of fields than the header."""
+
+
+def _bad_line(data: bytes, sep: str, width: int) -> tuple[int, int, int, int]:
+    """(line, number of fields, data row from 0, end of the record before) of the first
+    record whose number of fields is not ``width``."""
+    before = 0
+    for n, (line, fields, end) in enumerate(_scan(data, sep)):
         if len(fields) != width:
-            return line, len(fields)
-    return None, None  # pragma: no cover - pyarrow found such a line
+            return line, len(fields), n - 1, before
+        before = end
+    raise AssertionError("unreachable: pyarrow found such a row")  # pragma: no cover
 
 
 def _table_bytes(source: Source, name: str) -> bytes:
