@@ -86,6 +86,14 @@ def test_errors_in_a_table_from_a_pipe_name_the_line(pipe):
         "labels (gain=exp); got -1.")
 
 
+def test_a_missing_table_or_a_directory_is_named_as_such(cli, tmp_path):
+    code, _, err = cli("eval", "--input", "table", tmp_path / "nosuch")
+    assert code == 1
+    assert _error_line(err) == f"{tmp_path / 'nosuch'}: no such file."
+    code, _, err = cli("eval", "--input", "table", tmp_path)
+    assert _error_line(err) == f"{tmp_path}: is a directory, not a file."
+
+
 # ------------------------------------------------------- the first bad value is named
 
 

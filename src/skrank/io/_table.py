@@ -255,16 +255,19 @@ def read_table(
     score_names = _names(scores)
     extra_names = _names(extra) or []
     name = source_name(source)
+    if isinstance(source, (str, os.PathLike)):  # (before the format its name may not tell)
+        if not os.path.exists(source):
+            raise InputError(f"{name}: no such file.")
+        if os.path.isdir(source):
+            raise InputError(f"{name}: is a directory, not a file.")
     fmt = format if format is not None else _guess_format(name)
     if fmt is None:
         raise param_error(
             "format", "one of 'csv', 'tsv', 'parquet' when the file name "
             f"({name!r}) does not tell", format, public_name(),
         )
-    if isinstance(source, (str, os.PathLike)):
-        if not os.path.exists(source):
-            raise InputError(f"{name}: no such file.")
-    elif fmt == "parquet" and isinstance(source.read(0), str):
+    if not isinstance(source, (str, os.PathLike)) and (
+            fmt == "parquet" and isinstance(source.read(0), str)):
         raise param_error("source", "a path or a binary file object for Parquet",
                           source, public_name())
 
