@@ -68,7 +68,7 @@ def test_trec_eval9_lists_no_topic_that_c_counts_but_the_run_lacks(cli, preset):
 
 @pytest.mark.parametrize("options", [["--preset", "trec_eval9", "--format", "trec"],
                                      ["--preset", "trec_eval", "--score-precision", "float32"]])
-@pytest.mark.parametrize(("line", "score"), [(5, "1e39"), (700, "-1e39")])
+@pytest.mark.parametrize(("line", "score"), [(1, "1e39"), (5, "1e39"), (700, "-1e39")])
 def test_a_score_float32_cannot_hold_names_the_run_line(cli, tmp_path, options, line, score):
     # evaluate named "row 0" or "row 2148" of the joined arrays
     lines = (TREC / "results.test").read_text().splitlines()

@@ -22,6 +22,11 @@ class DataError(SkrankError):
     """A problem with the data or the files given on the command line (exit status 1)."""
 
 
+class RefusedValue(DataError):
+    """A label or score that the conventions refuse, named by its line: the line was read,
+    so the kind of input was not guessed wrong."""
+
+
 # --------------------------------------------------------------------------- progress
 
 

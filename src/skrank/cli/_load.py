@@ -16,6 +16,7 @@ from .._text import listing, plural
 from ..exceptions import InputError, InvalidParameterError, SkrankError
 from ._common import (
     DataError,
+    RefusedValue,
     _Loaded,
     _Plan,
     _Progress,
@@ -193,17 +194,8 @@ def _check_values(columns: Sequence[tuple[Any, str, np.ndarray, bool]], plan: _P
             found.append((exc.row, order, place, what, values, exc))
     if found:
         row, _, place, what, values, exc = min(found, key=lambda f: f[:2])
-        raise _Refused(f"{place(row)}: {what} must hold {exc.allowed}; "
+        raise RefusedValue(f"{place(row)}: {what} must hold {exc.allowed}; "
                        f"got {_number(values[row])}.")
-
-
-class _Refused(DataError):
-    """A label or score that the conventions refuse: its line was read (the kind of input
-    was not guessed wrong)."""
-
-
-#: the qrels' labels that the gain refuses (cli/_trec.py): their line was read
-_QRELS_LABEL = re.compile(r", line 1: the relevance label -?\d+ (is above|has no gain)")
 
 
 def _first_refused(values: np.ndarray, check: Any) -> InputError | None:
@@ -416,7 +408,7 @@ def _load(args: argparse.Namespace, kind: str, progress: _Progress, plan: _Plan,
                 ", line 1:" in text or text.startswith(("TREC input needs",
                                                         "LibSVM input needs"))):
             raise
-        if isinstance(exc, _Refused) or _QRELS_LABEL.search(text):
+        if isinstance(exc, RefusedValue):
             raise  # a value refused on a line that was read: not a wrong kind of input
         other = "table or libsvm" if kind == "trec" else "table or trec"
         raise DataError(f"{exc} (read as {kind} input, guessed from the files; use --input "

@@ -17,6 +17,7 @@ from .._text import listing, plural
 from ..exceptions import SkrankError
 from ._common import (
     DataError,
+    RefusedValue,
     _Loaded,
     _Plan,
     _Progress,
@@ -197,7 +198,7 @@ def _check_float32_scores(rows: Any) -> None:
         lost = ~np.isfinite(rows.score.astype(np.float32))  # the scores are finite
     if lost.any():
         row = int(np.flatnonzero(lost)[0])
-        raise DataError(
+        raise RefusedValue(
             f"{where(rows.source, rows.lines(row))}: the score {float(rows.score[row])!r} does "
             f"not fit float32 (largest {float(np.finfo(np.float32).max):g}), in which "
             "score_precision='float32' ranks the scores (trec_eval 9); choose "
@@ -426,8 +427,8 @@ def _check_labels(qrels: Any, conv: dict[str, Any], metrics: Any, path: str) -> 
         return
     if bad.size:
         row = int(bad[0])
-        raise DataError(f"{path}, line {qrels.lines(row)}: the relevance label {int(rel[row])} "
-                        f"{limit}.")
+        raise RefusedValue(f"{path}, line {qrels.lines(row)}: the relevance label "
+                           f"{int(rel[row])} {limit}.")
 
 
 def _streams(path: str, plan: _Plan) -> bool:
