@@ -195,7 +195,7 @@ def _check_values(columns: Sequence[tuple[Any, str, np.ndarray, bool]], plan: _P
     if found:
         row, _, place, what, values, exc = min(found, key=lambda f: f[:2])
         raise RefusedValue(f"{place(row)}: {what} must hold {exc.allowed}; "
-                       f"got {_number(values[row])}.")
+                           f"got {_number(values[row])}.")
 
 
 def _first_refused(values: np.ndarray, check: Any) -> InputError | None:

@@ -510,19 +510,18 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
 # holding a quote by a regular expression, field by field. Python loops, on the error paths
 # only (and for the header): pyarrow does not tell the line. (1M rows: 0.5 s.)
 
-_FIELDS: dict[str, Any] = {}
-
 
 def _field_pattern(sep: str) -> Any:
-    """One field and what ends it (the separator, a line end, the end of the text)."""
+    """One field and what ends it (the separator, a line end, the end of the text); ``re``
+    keeps the compiled pattern for the next call."""
     import re
 
-    if sep not in _FIELDS:
-        d = re.escape(sep.encode())
-        _FIELDS[sep] = re.compile(
-            rb'("(?:[^"]+|"")*"?[^' + d + rb'\r\n]*|[^' + d + rb'\r\n]*)('
-            + d + rb'|\r\n|\r|\n|\Z)')
-    return _FIELDS[sep]
+    d = re.escape(sep.encode())
+    return re.compile(rb'("(?:[^"]+|"")*"?[^' + d + rb'\r\n]*|[^' + d + rb'\r\n]*)('
+                      + d + rb'|\r\n|\r|\n|\Z)')
+
+
+_PIECE = 1 << 16  # bytes of plain lines split at a time
 
 
 def _line_ends(text: bytes) -> int:
@@ -544,6 +543,11 @@ def _scan(data: bytes, sep: str) -> Any:
                 quote = n if quote < 0 else quote
             block = n if quote == n else max(data.rfind(b"\n", pos, quote),
                                              data.rfind(b"\r", pos, quote)) + 1
+            if block > pos + _PIECE:  # in pieces: a caller may stop at the first record
+                cut = max(data.rfind(b"\n", pos, pos + _PIECE),
+                          data.rfind(b"\r", pos, pos + _PIECE))
+                if cut >= pos:
+                    block = cut + (2 if data[cut:cut + 2] == b"\r\n" else 1)
             if block > pos:
                 for text in data[pos:block].splitlines(keepends=True):
                     pos += len(text)
