@@ -233,14 +233,14 @@ def test_the_records_counted_are_pyarrows(body):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=["a", ",", '"', " ", "\n", "\r", "\r\n"], max_size=60),
+@given(st.lists(st.sampled_from(["a", ",", '"', " ", "\n", "\r", "\r\n"]), max_size=60),
        st.integers(1, 6))
-def test_plain_lines_split_in_pieces_are_the_same_records(body, piece):
+def test_plain_lines_split_in_pieces_are_the_same_records(parts, piece):
     # the scan splits plain lines a piece at a time (so that the header costs one piece):
     # pieces of a few bytes give what one piece of the whole text gives, a CR LF never cut
     import skrank.io._table as T
 
-    data = body.encode()
+    data = "".join(parts).encode()
     whole = list(T._scan(data, ","))
     saved = T._PIECE
     try:
