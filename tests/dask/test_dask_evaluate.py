@@ -159,11 +159,15 @@ def test_split_queries_are_refused():
             _run(rows, plan, plan_layout(rows, names), None, shuffle=False)
 
 
-def test_duplicate_documents_are_refused():
+@pytest.mark.parametrize("strings", [False, True])
+def test_duplicate_documents_are_refused(strings):
     frame = random_frame(2, n_queries=10, max_size=5, weights=False)
     frame.loc[1, ["qid", "doc"]] = frame.loc[0, ["qid", "doc"]].to_numpy()
+    if strings:  # object ids: Python strings (their message crashed on .item())
+        frame["doc"] = frame["doc"].map(lambda d: f"d{d}").astype(object)
     ddf = dd.from_pandas(frame, npartitions=3, sort=False)
     q, d = frame.loc[0, "qid"], frame.loc[0, "doc"]
+    d = repr(d) if strings else d
     with dask.config.set(scheduler="sync"):
         with pytest.raises(skrank.InputError, match=rf"'doc_id' parameter of "
                            rf"skrank.dask.evaluate must not repeat a document within a query."

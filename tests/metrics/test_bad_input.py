@@ -342,3 +342,23 @@ def test_nullable_retrieved_flags(dtype):
     assert (info.value.parameter, info.value.row) == ("retrieved", 2)
     with pytest.raises(InvalidParameterError, match="must be a boolean array of length 4"):
         skrank.evaluate(Y, S, Q, retrieved=np.array(["yes", "no", "yes", "no"], dtype=object))
+
+
+@pytest.mark.parametrize("make", [
+    lambda ids: np.array(ids),  # <U1
+    lambda ids: np.array(ids, dtype=object),
+    lambda ids: pd.Series(ids),
+    lambda ids: pd.array(ids, dtype="string"),
+])
+@pytest.mark.parametrize("qid", [np.repeat([1, 2], 4),
+                                 np.array(["a"] * 4 + ["b"] * 4, dtype=object)])
+def test_a_repeated_string_document_is_named_whatever_its_array(make, qid):
+    # object and pandas string ids hold Python strings: their message took .item() of a str
+    y, s = np.array([0, 1, 2, 0, 1, 0, 3, 0.0]), np.linspace(0, 1, 8)
+    shown = repr(qid[-1].item() if isinstance(qid[-1], np.generic) else qid[-1])
+    with pytest.raises(InputError, match=rf"Got 'c' twice in query {shown} \(again at row 7\)"
+                       ) as info:
+        skrank.evaluate(y, s, qid, doc_id=make(list("abcdabcc")))
+    assert (info.value.parameter, info.value.row) == ("doc_id", 7)
+    with pytest.raises(InputError, match=rf"first row of query {shown} instead"):
+        skrank.evaluate(y, s, qid, preset="xgboost", sample_weight=[1, 1, 1, 1, 2, 2, 3, 2])

@@ -70,6 +70,12 @@ def _object_flags(mask: np.ndarray, caller: str) -> np.ndarray:
     return mask
 
 
+def _py(value: Any) -> Any:
+    """An element of an array as Python holds it: a NumPy scalar's value, an object array's
+    element (a ``str``, say) as it is."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _show(value) -> float | int:
     """A label as the user wrote it: 31 rather than 31.0 (labels are held as float64); an
     integer beyond 2**53, which float64 may have rounded, stays the float it became."""
@@ -193,7 +199,7 @@ def _check_unique_in_queries(code: np.ndarray, ids: np.ndarray, grouping: Groupi
         q = grouping.query_index()[row]
         raise InputError(
             f"The 'doc_id' parameter of {caller} must not repeat a document within a query. "
-            f"Got {ids[row].item()!r} twice in query {grouping.qids[q].item()!r} (again at "
+            f"Got {_py(ids[row])!r} twice in query {_py(grouping.qids[q])!r} (again at "
             f"row {row}).", parameter="doc_id", row=row,
             allowed="documents that do not repeat within a query")
 
@@ -244,7 +250,7 @@ def _one_weight_per_query(w: np.ndarray, grouping: Grouping, caller: str) -> np.
             "same weight under arithmetic='xgboost' (the xgboost preset): XGBoost has one "
             "weight per query group and refuses per-row weights. Got "
             f"{by_query[differ[0]].item()!r} at row {row} and "
-            f"{first[q].item()!r} at the first row of query {grouping.qids[q].item()!r} "
+            f"{first[q].item()!r} at the first row of query {_py(grouping.qids[q])!r} "
             "instead. Give each query one weight, or choose arithmetic='lightgbm' (the mean "
             "of the rows' weights).", parameter="sample_weight", row=row,
             allowed="one weight for every row of a query (arithmetic='xgboost')")
