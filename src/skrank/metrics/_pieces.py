@@ -337,8 +337,7 @@ def _piece_table(plan: Plan, cols: dict[str, Any]) -> tuple[dict[str, Any], np.n
     qid, y_true, y_score = cols["qid"], cols["y_true"], cols["y_score"]
     n = int(qid.shape[0])
     kw = dict(metrics=list(plan.specs), doc_id=cols["doc_id"],
-              sample_weight=cols["sample_weight"],
-              retrieved=cols["retrieved"])
+              sample_weight=cols["sample_weight"], retrieved=cols["retrieved"])
     with relabel(plan.caller):
         res = evaluate(y_true, y_score, qid, conventions=plan.piece_conventions, **kw)
     # the queries as evaluate grouped them (by first appearance, rows in piece order)
