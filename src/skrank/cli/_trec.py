@@ -92,7 +92,11 @@ class _QrelsReader:
     def _read(self, read_qrels_file: Any, path: str, conv: dict[str, Any],
               metrics: Any) -> None:
         try:
-            qrels = read_qrels_file(path)
+            try:
+                qrels = read_qrels_file(path)
+            except SkrankError as exc:  # a label before the bad line is named first
+                _refuse_before(exc, lambda rows: _check_labels(rows, conv, metrics, path))
+                raise
             _check_labels(qrels, conv, metrics, path)
             self._result.append((True, qrels))
         except BaseException as exc:  # raised by get, in the thread that asks
@@ -138,24 +142,33 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
     batches = iter(batches)
     try:
         first = next(batches, None)
-    except Exception:
+    except Exception as exc:
         qrels_reader.get()
+        if float32:  # a score before the run's bad line is named first
+            _refuse_before(exc, _check_float32_scores)
         raise
     qrels = qrels_reader.get()
 
     def numbered() -> Any:
         done = 0
         checked = None  # the rows whose scores were checked (a run read whole: once)
-        for rows, grouped, topics in itertools.chain([] if first is None else [first],
-                                                     batches):
-            if float32 and rows is not checked:
-                _check_float32_scores(rows)
-                checked = rows
-            if grouped is None:
-                done += len(rows)
-                state.batches += 1
-            yield rows, grouped, topics, done, state.batches
-            del rows
+        try:
+            for rows, grouped, topics in itertools.chain([] if first is None else [first],
+                                                         batches):
+                if float32 and rows is not checked:
+                    _check_float32_scores(rows)
+                    checked = rows
+                if grouped is None:
+                    done += len(rows)
+                    state.batches += 1
+                yield rows, grouped, topics, done, state.batches
+                del rows
+        except Exception as exc:
+            # the rows of the batches before were checked as they came: those of the block
+            # whose bad line stopped the reader are left
+            if float32:
+                _refuse_before(exc, _check_float32_scores)
+            raise
 
     local = threading.local()  # each worker thread's output arrays, kept between batches
 
@@ -186,6 +199,16 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
         return joined, res, done, batch_no
 
     yield from ordered_map(work, numbered())
+
+
+def _refuse_before(exc: BaseException, check: Any) -> None:
+    """Before a reader's error ``exc`` on a bad line is raised: ``check`` the rows read before
+    that line (``exc._read_before``, see :class:`~skrank.io._runfile.ReadBefore`), so that a
+    value there that the conventions refuse, earlier in the file, is named instead. Only on
+    the error path: the rows of a file read without error are checked once they are read."""
+    before = getattr(exc, "_read_before", None)
+    if before is not None and len(before):
+        check(before)
 
 
 def _check_float32_scores(rows: Any) -> None:

@@ -23,7 +23,8 @@ from . import _runreader as R
 from ._arrow import open_binary
 from ._common import BOM, Source, source_name, where
 
-__all__ = ["Interleaved", "QrelsFile", "RunRows", "read_qrels_file", "read_run_whole"]
+__all__ = ["Interleaved", "QrelsFile", "ReadBefore", "RunRows", "read_qrels_file",
+           "read_run_whole"]
 
 #: the first bytes of gzip, bz2 and xz data (open_binary decompresses them)
 _MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
@@ -143,13 +144,50 @@ def _parse_error(parsed: Any, buf: Any, name: str, first_line: int, qrels: bool)
     return InputError(f"{head}: the score {fields[4]!r} is not a number.")
 
 
+@dataclass
+class ReadBefore:
+    """The rows of a file parsed before the bad line a parse error names, attached to that
+    error as ``_read_before`` (on the error path only): where their document ids start in
+    ``buf`` (from ``begin``, line ``first_line``), and their labels (``rel``) or scores
+    (``score``). ``skrank eval`` checks them with the conventions before it raises the
+    error: a value they refuse comes first in the file."""
+
+    source: str
+    buf: Any
+    begin: int
+    first_line: int
+    dstart: np.ndarray
+    values: np.ndarray
+
+    @property
+    def rel(self) -> np.ndarray:
+        return self.values
+
+    @property
+    def score(self) -> np.ndarray:
+        return self.values
+
+    def __len__(self) -> int:
+        return int(self.values.shape[0])
+
+    def lines(self, row: int) -> int:
+        """The file line of row ``row`` (counted: for error messages)."""
+        return self.first_line + _count_line_ends(
+            bytes(self.buf[self.begin: int(self.dstart[row])]))
+
+
 def _parse(buf: Any, begin: int, end: int, name: str, first_line: int, qrels: bool,
            out: Any = None, row0: int = 0) -> Any:
+    """Parse ``buf[begin:end]`` (see :func:`~skrank.io._runreader.parse`); a bad line raises
+    its error, the rows before it attached (:class:`ReadBefore`)."""
     if out is None:
         out, row0 = _empty_rows(R.capacity(end - begin, qrels), qrels), 0
     parsed = R.parse(buf, begin, end, qrels, out, row0)
     if parsed.bad:
-        raise _parse_error(parsed, buf, name, first_line, qrels)
+        exc = _parse_error(parsed, buf, name, first_line, qrels)
+        exc._read_before = ReadBefore(name, buf, begin, first_line, parsed.dstart,
+                                      parsed.rel if qrels else parsed.score)
+        raise exc
     return parsed
 
 
@@ -410,8 +448,11 @@ def _chunk_end(buf: Any, start: int, size: int, step: int | None = None) -> int:
 class _Span:
     """What parsing a span of a buffer a chunk at a time gave: its rows and lines, the
     ``(first row, rows, topic ids)`` of each chunk with rows, the last row's tag, and the
-    first bad line (``(parsed, its chunk's first line)``) or an exception."""
+    first bad line (``(parsed, its chunk's first line)``) or an exception. ``row0``: the
+    first row of the span in the arrays; after a bad line, ``rows`` counts the rows before
+    it."""
 
+    row0: int = 0
     rows: int = 0
     lines: int = 0
     chunks: list[tuple[int, int, list[bytes]]] = field(default_factory=list)
@@ -424,6 +465,7 @@ def _parse_span(buf: Any, begin: int, end: int, qrels: bool, out: Any, row0: int
                 span: _Span) -> None:
     """Parse ``buf[begin:end]`` (whole lines) a chunk at a time into ``out`` from row
     ``row0``, giving back the pages of a mapped file behind; stop at a bad line."""
+    span.row0 = row0
     try:
         row, line, pos = row0, 1, begin
         while pos < end:
@@ -431,6 +473,7 @@ def _parse_span(buf: Any, begin: int, end: int, qrels: bool, out: Any, row0: int
             parsed = R.parse(buf, pos, stop, qrels, out, row)
             if parsed.bad:
                 span.bad = (parsed, line)
+                span.rows = row - row0 + parsed.n_rows
                 return
             if parsed.n_rows:
                 span.chunks.append((row, parsed.n_rows, parsed.topics))
@@ -485,7 +528,9 @@ def _parse_whole(source: Source, qrels: bool) -> tuple[Any, Any, list[bytes], by
             raise span.exc
         if span.bad is not None:
             parsed, chunk_line = span.bad
-            raise _parse_error(parsed, buf, name, line + chunk_line - 1, qrels)
+            exc = _parse_error(parsed, buf, name, line + chunk_line - 1, qrels)
+            exc._read_before = _rows_before(name, src, out, first, span)
+            raise exc
         line += span.lines
     if second.rows and second.chunks[0][0] > first.rows:  # blank or comment lines
         gap = second.chunks[0][0] - first.rows
@@ -501,6 +546,18 @@ def _parse_whole(source: Source, qrels: bool) -> tuple[Any, Any, list[bytes], by
     n_rows = first.rows + second.rows
     tag = second.tag if second.chunks else first.tag
     return src, tuple(a[:n_rows] for a in out), list(codes), tag, n_rows
+
+
+def _rows_before(name: str, src: _Source, out: Any, first: _Span, bad: _Span) -> ReadBefore:
+    """The rows before the bad line of span ``bad`` (``first``, or the second span, whose
+    rows follow all of the first span's)."""
+    dstart, values = out[1], out[3]
+    if bad is first:
+        dstart, values = dstart[:first.rows], values[:first.rows]
+    else:
+        dstart = np.concatenate([dstart[:first.rows], dstart[bad.row0: bad.row0 + bad.rows]])
+        values = np.concatenate([values[:first.rows], values[bad.row0: bad.row0 + bad.rows]])
+    return ReadBefore(name, src.buf, src.begin, 1, dstart, values)
 
 
 def read_run_whole(source: Source, *, hash_mask: int = _ALL_BITS) -> tuple[RunRows, str, int]:
