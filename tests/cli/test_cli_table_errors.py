@@ -313,14 +313,15 @@ def test_libsvm_labels_and_scores_the_conventions_refuse_name_their_line(cli, tm
                                 "got 1e+39.")
 
 
-def test_a_libsvm_file_from_a_pipe_names_the_data_row_of_a_refused_label(pipe, tmp_path):
-    fifo = pipe(b"1 qid:1 1:0.5\n0 qid:1 1:0.2\n-1 qid:2 1:0.1\n0 qid:2 1:0.3\n", "d.pipe")
+def test_a_libsvm_file_from_a_pipe_names_the_line_of_a_refused_label(pipe, tmp_path):
+    # read once, its bytes kept (more in test_cli_libsvm_pipes.py)
+    fifo = pipe(b"1 qid:1 1:0.5\n\n0 qid:1 1:0.2\n-1 qid:2 1:0.1\n0 qid:2 1:0.3\n", "d.pipe")
     scores = tmp_path / "s.txt"
     scores.write_text("0.5\n0.2\n0.1\n0.3\n")
     code, _, err = run_skrank("eval", "--input", "libsvm", fifo, scores, timeout=60)
     assert code == 1
     assert err.strip().splitlines()[-1] == (
-        f"skrank: error: {fifo}, data row 3: the first field (the label) must hold "
+        f"skrank: error: {fifo}, line 4: the first field (the label) must hold "
         "non-negative relevance labels (gain=exp); got -1.")
 
 

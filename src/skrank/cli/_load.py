@@ -138,18 +138,22 @@ def _check_table_values(y_true: np.ndarray, scores: dict[str, np.ndarray], plan:
     _check_values(columns, plan)
 
 
-def _check_libsvm_values(table: Any, plan: _Plan, data: str, files: dict[str, str]) -> None:
+def _check_libsvm_values(table: Any, plan: _Plan, data: str, files: dict[str, str],
+                         raw: bytes | None = None) -> None:
     """Refuse, with the file and the line, a label of a LibSVM file or a score of a scores
-    file that the evaluation refuses (see :func:`_check_values`)."""
+    file that the evaluation refuses (see :func:`_check_values`); ``raw``: the bytes of a
+    data file read from a pipe (see :func:`_libsvm_pipe`), None for a file. The line of a
+    row is found by reading the file again (or the pipe's bytes, decompressed again), on the
+    error path only, with comments and blank lines counted as the reader counts them."""
     lines: list[np.ndarray] = []
 
     def label_place(row: int) -> str:
-        if not os.path.isfile(data):  # a pipe: read already, its lines cannot be counted
-            return f"{data}, data row {row + 1:,}"
         if not lines:  # on the error path only
+            import io
+
             from ..io._libsvm import row_lines
 
-            lines.append(row_lines(data, data))
+            lines.append(row_lines(data if raw is None else io.BytesIO(raw), data))
         return f"{data}, line {int(lines[0][row]):,}"
 
     columns = [(label_place, "the first field (the label)", table.y_true, True)]
@@ -311,8 +315,15 @@ def _load_libsvm(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> 
     score_paths, names, base_name = _system_files(args.baseline, list(args.inputs[1:]))
     progress(f"reading {data}")
     files = dict(zip(names, score_paths))
-    table = read_scored_libsvm(data, files, group=args.group)
-    _check_libsvm_values(table, plan, data, files)
+    raw = _libsvm_pipe(data)
+    source: Any = data
+    if raw is not None:
+        import io
+
+        source = io.BytesIO(raw)
+        source.name = data  # (named in the reader's messages)
+    table = read_scored_libsvm(source, files, group=args.group)
+    _check_libsvm_values(table, plan, data, files, raw)
     loaded = _Loaded("libsvm", [], base_name)
     loaded.inputs.append(
         f"libsvm {data}: {plural(len(table), 'row')}, "
@@ -324,6 +335,22 @@ def _load_libsvm(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> 
                                              "qid": table.qid}))
     _rows_as_candidates(loaded, table.qid)
     return loaded
+
+
+def _libsvm_pipe(path: str) -> bytes | None:
+    """The bytes of a LibSVM data file that is a pipe (or another file that is not a
+    regular one: ``<(zcat d.svm.gz)``, ``/dev/stdin``), read once, here, so that the line of
+    a refused label can be counted in them (the reader decompresses them as a file's); None
+    for a regular file, a directory, a missing file or one that cannot be opened (the reader
+    says why). A score file needs no such copy: its line ``n`` holds its ``n``-th score, and
+    the reader of a ``--group`` file names its lines itself."""
+    if not os.path.exists(path) or os.path.isfile(path) or os.path.isdir(path):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
 
 
 def _read_query_table(path: str, qid_column: str, columns: Sequence[str]
