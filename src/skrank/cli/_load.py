@@ -142,7 +142,7 @@ def _check_libsvm_values(table: Any, plan: _Plan, data: str, files: dict[str, st
                          raw: bytes | None = None) -> None:
     """Refuse, with the file and the line, a label of a LibSVM file or a score of a scores
     file that the evaluation refuses (see :func:`_check_values`); ``raw``: the bytes of a
-    data file read from a pipe (see :func:`_libsvm_pipe`), None for a file. The line of a
+    data file read from a pipe (see :func:`_pipe_bytes`), None for a file. The line of a
     row is found by reading the file again (or the pipe's bytes, decompressed again), on the
     error path only, with comments and blank lines counted as the reader counts them."""
     lines: list[np.ndarray] = []
@@ -254,17 +254,13 @@ def _table_source(path: str) -> tuple[str | None, Any, bytes | None]:
     """(format, what to give read_table, the bytes of a pipe) of a table input. A pipe (or
     another file that is not a regular one) is read once, here: its format is then told by
     its name, else by its content (as a file's), and its lines can be named."""
-    if not os.path.exists(path) or os.path.isfile(path) or os.path.isdir(path):
+    raw = _pipe_bytes(path)
+    if raw is None:
         return _table_format(path), path, None
     import io
 
     from ..io._table import _guess_format
 
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError:
-        return _table_format(path), path, None  # the reader says why
     source = io.BytesIO(raw)
     source.name = path  # (named in the reader's messages)
     fmt = _guess_format(path) or _sniff_table(io.BytesIO(raw)) or "csv"
@@ -315,7 +311,7 @@ def _load_libsvm(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> 
     score_paths, names, base_name = _system_files(args.baseline, list(args.inputs[1:]))
     progress(f"reading {data}")
     files = dict(zip(names, score_paths))
-    raw = _libsvm_pipe(data)
+    raw = _pipe_bytes(data)
     source: Any = data
     if raw is not None:
         import io
@@ -337,13 +333,13 @@ def _load_libsvm(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> 
     return loaded
 
 
-def _libsvm_pipe(path: str) -> bytes | None:
-    """The bytes of a LibSVM data file that is a pipe (or another file that is not a
-    regular one: ``<(zcat d.svm.gz)``, ``/dev/stdin``), read once, here, so that the line of
-    a refused label can be counted in them (the reader decompresses them as a file's); None
-    for a regular file, a directory, a missing file or one that cannot be opened (the reader
-    says why). A score file needs no such copy: its line ``n`` holds its ``n``-th score, and
-    the reader of a ``--group`` file names its lines itself."""
+def _pipe_bytes(path: str) -> bytes | None:
+    """The bytes of an input that is a pipe (or another file that is not a regular one:
+    ``<(zcat d.svm.gz)``, ``/dev/stdin``), read once, here, so that its format can be told
+    and the line of a refused value counted in them (the readers decompress them as a
+    file's); None for a regular file, a directory, a missing file or one that cannot be
+    opened (the reader says why). A LibSVM score file needs no such copy: its line ``n``
+    holds its ``n``-th score, and the reader of a ``--group`` file names its lines itself."""
     if not os.path.exists(path) or os.path.isfile(path) or os.path.isdir(path):
         return None
     try:
