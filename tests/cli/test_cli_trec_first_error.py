@@ -144,3 +144,185 @@ def test_float64_scores_name_the_bad_line(cli, tmp_path):
                          run)
     assert code == 1 and out == ""
     assert error(err, run, 1450, INF), err
+
+
+# ------------------------------------------------------------------------------ repeats
+
+
+def repeated(path, values: dict[int, tuple[int, str]], repeats: dict[int, int]) -> list[str]:
+    """The lines of ``path``, field ``f`` of line ``n`` set to ``v`` for ``values[n] = (f,
+    v)``, and the document of line ``b`` made that of line ``repeats[b]`` (of its topic)."""
+    original = path.read_text().splitlines()
+    lines = list(original)
+    for n, (f, value) in values.items():
+        fields = lines[n - 1].split()
+        fields[f] = value
+        lines[n - 1] = " ".join(fields)
+    for b, a in repeats.items():
+        fields = lines[b - 1].split()
+        fields[2] = original[a - 1].split()[2]
+        lines[b - 1] = " ".join(fields)
+    return lines
+
+
+def twice(path, a: int, first: int | None = None) -> str:
+    """The message of a repeat of line ``a``'s document of ``path`` (named on line ``first``
+    when lines were inserted before it)."""
+    fields = path.read_text().splitlines()[a - 1].split()
+    if path.name.startswith("qrels"):
+        verb, what = "judged", "judgements"
+    else:
+        verb, what = "retrieved", "documents"
+    return (f"document {fields[2]!r} is {verb} twice for query {fields[0]!r} (first on line "
+            f"{a if first is None else first}); trec_eval refuses duplicate {what} too.")
+
+
+JUDGED_2 = twice(TREC / "qrels.test", 2)  # (topic 301)
+
+QRELS_REPEAT_CASES = [
+    # a repeat before a line that does not parse (checked only after a clean parse)
+    ({11: (3, "abc")}, {5: 2}, 5, JUDGED_2),
+    ({5: (3, "abc")}, {11: 2}, 5, LABEL_ABC),
+    # a label the conventions refuse before a repeat (checked before the labels)
+    ({5: (3, "1001")}, {10: 2}, 5, LABEL_1001),
+    ({10: (3, "1001")}, {5: 2}, 5, JUDGED_2),
+    # all three
+    ({5: (3, "1001"), 11: (3, "abc")}, {8: 2}, 5, LABEL_1001),
+    ({8: (3, "1001"), 11: (3, "abc")}, {5: 2}, 5, JUDGED_2),
+    ({5: (3, "abc"), 11: (3, "1001")}, {8: 2}, 5, LABEL_ABC),
+]
+
+
+@pytest.mark.parametrize(("values", "repeats", "line", "message"), QRELS_REPEAT_CASES)
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_repeated_judgement_is_named_in_line_order(cli, tmp_path, values, repeats, line,
+                                                     message, gz):
+    data = text(repeated(TREC / "qrels.test", values, repeats)).encode()
+    qrels = tmp_path / ("q.gz" if gz else "q")
+    qrels.write_bytes(gzip.compress(data) if gz else data)
+    code, out, err = cli("eval", "-m", "ndcg", qrels, TREC / "results.test")
+    assert code == 1 and out == ""
+    assert error(err, qrels, line, message), err
+
+
+@pytest.mark.parametrize(("values", "repeats", "line", "message"), [
+    # a repeat in the first half, the bad line in the second
+    ({3000: (3, "abc")}, {5: 2}, 5, JUDGED_2),
+    # both in the second half (topic 303; the lines after the comment one further)
+    ({2995: (3, "abc")}, {2990: 2980}, 2991, twice(TREC / "qrels.test", 2980, 2981)),
+    ({2990: (3, "abc")}, {2995: 2980}, 2991, LABEL_ABC),
+    # topic 302 across the halves: its first judgement in the first, the repeat in the second
+    ({3000: (3, "1001")}, {2500: 1710}, 2501, twice(TREC / "qrels.test", 1710, 1711)),
+    ({2400: (3, "1001"), 3000: (3, "abc")}, {2500: 1710}, 2401, LABEL_1001),
+    ({2600: (3, "1001"), 3000: (3, "abc")}, {2500: 1710}, 2501,
+     twice(TREC / "qrels.test", 1710, 1711)),
+])
+def test_a_qrels_file_read_in_two_halves_names_its_first_repeat(cli, tmp_path, monkeypatch,
+                                                                values, repeats, line,
+                                                                message):
+    from skrank.io import _runfile
+
+    monkeypatch.setattr(_runfile, "_SPLIT_BYTES", 1000)
+    monkeypatch.setattr(_runfile, "_WHOLE_CHUNK", 4096)
+    lines = repeated(TREC / "qrels.test", values, repeats)
+    lines.insert(100, "# a comment")
+    qrels = tmp_path / "q"
+    qrels.write_text(text(lines))
+    code, out, err = cli("eval", "-m", "ndcg", qrels, TREC / "results.test")
+    assert code == 1 and out == ""
+    assert error(err, qrels, line, message), err
+
+
+RESULTS = TREC / "results.test"
+RETRIEVED_1410 = twice(RESULTS, 1410)  # (topic 303)
+
+# lines 1001-1500: topic 303, one batch; a repeat on line 1420 (of line 1410)
+RUN_REPEAT_CASES = [
+    # a score float32 cannot hold after the repeat (checked before the join finds it)
+    ({1430: "1e39"}, 1420, RETRIEVED_1410),
+    ({1415: "1e39"}, 1415, FLOAT32),
+    # a line that does not parse after the repeat (in the block the join never saw)
+    ({1450: "inf"}, 1420, RETRIEVED_1410),
+    ({1415: "inf"}, 1415, INF),
+    # all three
+    ({1430: "1e39", 1450: "inf"}, 1420, RETRIEVED_1410),
+    ({1415: "1e39", 1450: "inf"}, 1415, FLOAT32),
+    ({1415: "inf", 1430: "1e39"}, 1415, INF),
+]
+
+
+def run_text(path, values: dict[int, str], repeats: dict[int, int]) -> str:
+    return text(repeated(path, {n: (4, v) for n, v in values.items()}, repeats))
+
+
+@pytest.mark.parametrize(("values", "line", "message"), RUN_REPEAT_CASES)
+@pytest.mark.parametrize("chunk", [None, 4096])
+def test_a_repeated_document_is_named_in_line_order(cli, tmp_path, monkeypatch, values, line,
+                                                    message, chunk):
+    from skrank.cli import _trec
+
+    if chunk is not None:
+        monkeypatch.setattr(_trec, "_CHUNK_BYTES", chunk)
+    run = tmp_path / "r"
+    run.write_text(run_text(RESULTS, values, {1420: 1410}))
+    code, out, err = cli("eval", "--preset", "trec_eval9", "-m", "map", TREC / "qrels.test",
+                         run)
+    assert code == 1 and out == ""
+    assert error(err, run, line, message), err
+
+
+@pytest.mark.parametrize(("values", "repeats", "line", "message"), [
+    # in batches of 4096 bytes: topic 302 (lines 501-1000) in a batch before topic 303's
+    ({1400: "1e39"}, {700: 600}, 700, twice(RESULTS, 600)),
+    ({700: "1e39"}, {1420: 1410}, 700, FLOAT32),
+    ({1450: "inf"}, {700: 600}, 700, twice(RESULTS, 600)),
+    ({700: "inf"}, {1420: 1410}, 700, INF),
+])
+def test_a_repeat_in_an_earlier_batch_is_named_first(cli, tmp_path, monkeypatch, values,
+                                                     repeats, line, message):
+    from skrank.cli import _trec
+
+    monkeypatch.setattr(_trec, "_CHUNK_BYTES", 4096)
+    run = tmp_path / "r"
+    run.write_text(run_text(RESULTS, values, repeats))
+    code, out, err = cli("eval", "--preset", "trec_eval9", "-m", "map", TREC / "qrels.test",
+                         run)
+    assert code == 1 and out == ""
+    assert error(err, run, line, message), err
+
+
+@pytest.mark.parametrize(("values", "line", "message"), RUN_REPEAT_CASES)
+def test_a_run_read_whole_names_its_first_repeat(cli, tmp_path, monkeypatch, values, line,
+                                                 message):
+    from skrank.cli import _trec
+
+    monkeypatch.setattr(_trec, "_CHUNK_BYTES", 4096)
+    # topic 301's first 20 lines after topic 302's: the run is read whole (the lines from
+    # 1001 on in their places)
+    lines = RESULTS.read_text().splitlines()
+    good = tmp_path / "good"
+    good.write_text(text(lines[20:1000] + lines[:20] + lines[1000:]))
+    run = tmp_path / "r"
+    run.write_text(run_text(good, values, {1420: 1410}))
+    code, out, err = cli("eval", "--preset", "trec_eval9", "-m", "map", TREC / "qrels.test",
+                         run)
+    assert code == 1 and out == ""
+    assert error(err, run, line, message), err
+
+
+@pytest.mark.parametrize(("values", "line", "message"), RUN_REPEAT_CASES)
+def test_a_run_from_a_pipe_names_its_first_repeat(tmp_path, pipe, values, line, message):
+    run = pipe(run_text(RESULTS, values, {1420: 1410}).encode(), "run.pipe")
+    code, out, err = run_skrank("eval", "--preset", "trec_eval9", "-m", "map",
+                                TREC / "qrels.test", run)
+    assert code == 1 and out == ""
+    assert error(err, run, line, message), err
+
+
+@pytest.mark.parametrize("preset", ["trec_eval", "trec_eval9"])
+def test_a_repeat_before_a_bad_run_line_is_named_first(cli, tmp_path, preset):
+    run = tmp_path / "r"
+    run.write_text(run_text(RESULTS, {1450: "inf"}, {1420: 1410}))
+    code, out, err = cli("eval", "--preset", preset, "-m", "map", TREC / "qrels.test", run)
+    assert code == 1 and out == ""
+    assert error(err, run, 1420, RETRIEVED_1410), err

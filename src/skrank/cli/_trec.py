@@ -94,7 +94,7 @@ class _QrelsReader:
         try:
             try:
                 qrels = read_qrels_file(path)
-            except SkrankError as exc:  # a label before the bad line is named first
+            except SkrankError as exc:  # a label before the bad line (or repeat) first
                 _refuse_before(exc, lambda rows: _check_labels(rows, conv, metrics, path))
                 raise
             _check_labels(qrels, conv, metrics, path)
@@ -156,7 +156,7 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
             for rows, grouped, topics in itertools.chain([] if first is None else [first],
                                                          batches):
                 if float32 and rows is not checked:
-                    _check_float32_scores(rows)
+                    _check_float32_scores(rows, grouped or rows.grouping)
                     checked = rows
                 if grouped is None:
                     done += len(rows)
@@ -211,16 +211,23 @@ def _refuse_before(exc: BaseException, check: Any) -> None:
         check(before)
 
 
-def _check_float32_scores(rows: Any) -> None:
+def _check_float32_scores(rows: Any, grouped: Any = None) -> None:
     """Name the run line of the first score that float32 cannot hold, when the scores are
     ranked as float32 (``score_precision="float32"``, trec_eval 9): evaluate would name a
-    row of the joined arrays."""
+    row of the joined arrays. ``grouped``: the ``(order, bounds)`` of ``rows`` (a
+    :class:`~skrank.io._runfile.RunRows` the join has not seen): a document repeated for a
+    topic on an earlier line, which the join would name after this check, is named
+    instead (only then: the check's error path)."""
     from ..io._common import where
+    from ..io._runfile import _present
 
     with np.errstate(over="ignore"):
         lost = ~np.isfinite(rows.score.astype(np.float32))  # the scores are finite
     if lost.any():
         row = int(np.flatnonzero(lost)[0])
+        if grouped is not None:
+            order, bounds = grouped
+            rows.check(order, bounds, _present(bounds), before=row)
         raise RefusedValue(
             f"{where(rows.source, rows.lines(row))}: the score {float(rows.score[row])!r} does "
             f"not fit float32 (largest {float(np.finfo(np.float32).max):g}), in which "

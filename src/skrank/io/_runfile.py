@@ -150,7 +150,8 @@ class ReadBefore:
     error as ``_read_before`` (on the error path only): where their document ids start in
     ``buf`` (from ``begin``, line ``first_line``), and their labels (``rel``) or scores
     (``score``). ``skrank eval`` checks them with the conventions before it raises the
-    error: a value they refuse comes first in the file."""
+    error: a value they refuse comes first in the file. ``qcode`` (into ``topics``) and
+    ``dlen``: for the repeat check of :func:`_first_error` (None once it is done)."""
 
     source: str
     buf: Any
@@ -158,6 +159,9 @@ class ReadBefore:
     first_line: int
     dstart: np.ndarray
     values: np.ndarray
+    qcode: np.ndarray | None = None
+    dlen: np.ndarray | None = None
+    topics: list[bytes] = field(default_factory=list)
 
     @property
     def rel(self) -> np.ndarray:
@@ -175,6 +179,48 @@ class ReadBefore:
         return self.first_line + _count_line_ends(
             bytes(self.buf[self.begin: int(self.dstart[row])]))
 
+    def doc(self, row: int) -> str:
+        start = int(self.dstart[row])
+        return bytes(self.buf[start: start + int(self.dlen[row])]).decode("utf-8")
+
+
+def _repeated(source: str, rows: Any, a: int, b: int, topic: str, qrels: bool) -> InputError:
+    """The error of document row ``b`` of ``rows`` repeating row ``a``'s for ``topic``."""
+    if qrels:
+        return InputError(
+            f"{where(source, rows.lines(b))}: document {rows.doc(b)!r} is judged twice for "
+            f"query {topic!r} (first on line {rows.lines(a)}); trec_eval refuses duplicate "
+            "judgements too."
+        )
+    return InputError(
+        f"{where(source, rows.lines(b))}: document {rows.doc(b)!r} is retrieved twice for "
+        f"query {topic!r} (first on line {rows.lines(a)}); trec_eval refuses duplicate "
+        "documents too."
+    )
+
+
+def _first_error(exc: InputError, before: ReadBefore, qrels: bool,
+                 hash_mask: int = _ALL_BITS) -> InputError:
+    """The error to raise for the parse error ``exc`` on the line after the rows ``before``:
+    that of a document repeated for a topic among them, if one is (every reader of TREC
+    files refuses it: the qrels', the join of a run's batches, ``read_run``; its line comes
+    first), else ``exc``; the rows before its line attached (on the error path only)."""
+    n = len(before)
+    a = b = t = -1
+    if n > 1 and before.qcode is not None:
+        n_topics = int(before.qcode.max()) + 1
+        order, bounds = R.group_rows(np.ascontiguousarray(before.qcode), n_topics)
+        a, b, t = R.first_repeat(before.buf, np.ascontiguousarray(before.dstart),
+                                 np.ascontiguousarray(before.dlen), order, bounds,
+                                 np.arange(n_topics, dtype=np.int64), hash_mask)
+    if b >= 0:
+        exc = _repeated(before.source, before, a, b,
+                        before.topics[t].decode("utf-8", "replace"), qrels)
+        n = b
+    exc._read_before = ReadBefore(before.source, before.buf, before.begin, before.first_line,
+                                  before.dstart[:n], before.values[:n])
+    return exc
+
 
 def _parse(buf: Any, begin: int, end: int, name: str, first_line: int, qrels: bool,
            out: Any = None, row0: int = 0) -> Any:
@@ -185,9 +231,11 @@ def _parse(buf: Any, begin: int, end: int, name: str, first_line: int, qrels: bo
     parsed = R.parse(buf, begin, end, qrels, out, row0)
     if parsed.bad:
         exc = _parse_error(parsed, buf, name, first_line, qrels)
-        exc._read_before = ReadBefore(name, buf, begin, first_line, parsed.dstart,
-                                      parsed.rel if qrels else parsed.score)
-        raise exc
+        n = parsed.n_rows
+        raise _first_error(exc, ReadBefore(name, buf, begin, first_line, parsed.dstart[:n],
+                                           (parsed.rel if qrels else parsed.score)[:n],
+                                           parsed.qcode[:n], parsed.dlen[:n],
+                                           parsed.topics), qrels)
     return parsed
 
 
@@ -312,7 +360,9 @@ def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
     """Read a qrels file (``qid iter docno rel``) for :func:`join_batch`.
 
     Raises :class:`InputError` naming the file and line of a malformed line, a label that is
-    not an integer, or a document judged twice for a topic.
+    not an integer, or a document judged twice for a topic: the first of them in the file
+    (a repeat before a line that does not parse is named, see :func:`_first_error`). The
+    error carries the rows before its line (:class:`ReadBefore`).
     """
     name = source_name(source)
     src, (qcode, dstart, dlen, rel), names, _, n = _parse_whole(source, True)
@@ -329,11 +379,11 @@ def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
     a, b, t = R.first_repeat(buf, out.dstart, out.dlen, order, bounds,
                              np.arange(len(topics), dtype=np.int64), hash_mask)
     if b >= 0:
-        raise InputError(
-            f"{where(name, out.lines(b))}: document {out.doc(b)!r} is judged twice for query "
-            f"{str(topics[t])!r} (first on line {out.lines(a)}); trec_eval refuses "
-            "duplicate judgements too."
-        )
+        exc = _repeated(name, out, a, b, str(topics[t]), True)
+        # the rows before its line (in file order): a label there that skrank eval's
+        # conventions refuse comes first
+        exc._read_before = ReadBefore(name, buf, src.begin, 1, dstart[:b], rel[:b])
+        raise exc
     out.release()
     return out
 
@@ -396,17 +446,15 @@ class RunRows:
             self.pool.give(self.arrays)
         self.pool = self.arrays = None
 
-    def check(self, order: np.ndarray, bounds: np.ndarray, topics: np.ndarray) -> None:
+    def check(self, order: np.ndarray, bounds: np.ndarray, topics: np.ndarray,
+              before: int | None = None) -> None:
         """Raise on the earliest document repeated within one of ``topics``, naming both
-        lines (``order`` and ``bounds``: see :meth:`grouped`)."""
+        lines (``order`` and ``bounds``: see :meth:`grouped`); ``before``: only if it is on
+        a row before that one."""
         a, b, t = R.first_repeat(self.buf, self.dstart, self.dlen, order, bounds,
                                  np.asarray(topics, dtype=np.int64), self.hash_mask)
-        if b >= 0:
-            raise InputError(
-                f"{where(self.source, self.lines(b))}: document {self.doc(b)!r} is retrieved "
-                f"twice for query {self.topics[t]!r} (first on line {self.lines(a)}); "
-                "trec_eval refuses duplicate documents too."
-            )
+        if b >= 0 and (before is None or b < before):
+            raise _repeated(self.source, self, a, b, self.topics[t], False)
 
 
 def _present(bounds: np.ndarray) -> np.ndarray:
@@ -529,8 +577,7 @@ def _parse_whole(source: Source, qrels: bool) -> tuple[Any, Any, list[bytes], by
         if span.bad is not None:
             parsed, chunk_line = span.bad
             exc = _parse_error(parsed, buf, name, line + chunk_line - 1, qrels)
-            exc._read_before = _rows_before(name, src, out, first, span)
-            raise exc
+            raise _first_error(exc, _rows_before(name, src, out, first, span, parsed), qrels)
         line += span.lines
     if second.rows and second.chunks[0][0] > first.rows:  # blank or comment lines
         gap = second.chunks[0][0] - first.rows
@@ -548,16 +595,22 @@ def _parse_whole(source: Source, qrels: bool) -> tuple[Any, Any, list[bytes], by
     return src, tuple(a[:n_rows] for a in out), list(codes), tag, n_rows
 
 
-def _rows_before(name: str, src: _Source, out: Any, first: _Span, bad: _Span) -> ReadBefore:
+def _rows_before(name: str, src: _Source, out: Any, first: _Span, bad: _Span,
+                 parsed: Any) -> ReadBefore:
     """The rows before the bad line of span ``bad`` (``first``, or the second span, whose
-    rows follow all of the first span's)."""
-    dstart, values = out[1], out[3]
-    if bad is first:
-        dstart, values = dstart[:first.rows], values[:first.rows]
-    else:
-        dstart = np.concatenate([dstart[:first.rows], dstart[bad.row0: bad.row0 + bad.rows]])
-        values = np.concatenate([values[:first.rows], values[bad.row0: bad.row0 + bad.rows]])
-    return ReadBefore(name, src.buf, src.begin, 1, dstart, values)
+    rows follow all of the first span's; ``parsed``: its bad chunk's), their topics coded
+    for the file."""
+    chunks = first.chunks + (bad.chunks if bad is not first else [])
+    chunks.append((bad.row0 + bad.rows - parsed.n_rows, parsed.n_rows, parsed.topics))
+    codes: dict[bytes, int] = {}
+    pieces: list[list[np.ndarray]] = [[], [], [], []]
+    for row, n, topics in chunks:
+        to_file = np.array([codes.setdefault(t, len(codes)) for t in topics], dtype=np.int32)
+        for piece, a in zip(pieces, out):
+            piece.append(a[row: row + n])
+        pieces[0][-1] = to_file[pieces[0][-1]]
+    qcode, dstart, dlen, values = (np.concatenate(p) for p in pieces)
+    return ReadBefore(name, src.buf, src.begin, 1, dstart, values, qcode, dlen, list(codes))
 
 
 def read_run_whole(source: Source, *, hash_mask: int = _ALL_BITS) -> tuple[RunRows, str, int]:
