@@ -326,3 +326,27 @@ def test_a_repeat_before_a_bad_run_line_is_named_first(cli, tmp_path, preset):
     code, out, err = cli("eval", "--preset", preset, "-m", "map", TREC / "qrels.test", run)
     assert code == 1 and out == ""
     assert error(err, run, 1420, RETRIEVED_1410), err
+
+
+@pytest.mark.parametrize(("values", "line", "message"), [
+    ({1450: "inf"}, 1420, twice(RESULTS, 20)),
+    ({1410: "inf"}, 1410, INF),
+])
+def test_a_topic_back_before_a_bad_run_line_is_read_whole(cli, tmp_path, monkeypatch, values,
+                                                          line, message):
+    from skrank.cli import _trec
+
+    monkeypatch.setattr(_trec, "_CHUNK_BYTES", 4096)
+    # topic 301 back on line 1401 (before the bad line, in its block), line 1420 repeating
+    # its document of line 20 (an earlier batch's): read whole, the repeat comes first
+    lines = RESULTS.read_text().splitlines()
+    lines[1400] = " ".join([*lines[0].split()[:2], "NEW-1", *lines[0].split()[3:]])
+    lines[1419] = " ".join(lines[0].split()[:2] + lines[19].split()[2:])
+    good = tmp_path / "good"
+    good.write_text(text(lines))
+    run = tmp_path / "r"
+    run.write_text(text(edited(good, 4, values)))
+    code, out, err = cli("eval", "--preset", "trec_eval9", "-m", "map", TREC / "qrels.test",
+                         run)
+    assert code == 1 and out == ""
+    assert error(err, run, line, message), err

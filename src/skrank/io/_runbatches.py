@@ -91,7 +91,7 @@ def _mapped_batches(mm: Any, name: str, chunk_bytes: int, seen: set[str], state:
         end = _chunk_end(mm, pos, size, step)
         eof = end >= size
         out = pool.take(R.capacity(end - pos, False))
-        parsed = _parse(mm, pos, end, name, line, False, out)
+        parsed = _parse(mm, pos, end, name, line, False, out, seen=seen)
         if not eof and not parsed.n_rows:  # comments and blank lines only
             pos, line = end, line + parsed.n_lines
             pool.give(out)
@@ -138,7 +138,7 @@ def _read_batches(stream: Any, name: str, chunk_bytes: int, seen: set[str], stat
             # parse up to the last line end (a CR at the very end may start a CRLF)
             stop = len(data) - 1 if data.endswith(b"\r") else len(data)
             end = max(data.rfind(b"\n", 0, stop), data.rfind(b"\r", 0, stop)) + 1
-        parsed = _parse(data, 0, end, name, line, False) if end else None
+        parsed = _parse(data, 0, end, name, line, False, seen=seen) if end else None
         if parsed is None or (not eof and parsed.run_row == 0):
             # no line end yet, or one topic: read on (in larger steps)
             pending = data

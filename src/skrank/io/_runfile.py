@@ -223,15 +223,25 @@ def _first_error(exc: InputError, before: ReadBefore, qrels: bool,
 
 
 def _parse(buf: Any, begin: int, end: int, name: str, first_line: int, qrels: bool,
-           out: Any = None, row0: int = 0) -> Any:
+           out: Any = None, row0: int = 0, seen: set[str] | None = None) -> Any:
     """Parse ``buf[begin:end]`` (see :func:`~skrank.io._runreader.parse`); a bad line raises
-    its error, the rows before it attached (:class:`ReadBefore`)."""
+    its error, the rows before it attached (:class:`ReadBefore`), or that of a repeat among
+    them (:func:`_first_error`). ``seen``: the topics of a run's earlier batches; one of
+    them back before the bad line raises :class:`Interleaved` (the run read whole then
+    finds a repeat of a document of those batches before the bad line)."""
     if out is None:
         out, row0 = _empty_rows(R.capacity(end - begin, qrels), qrels), 0
     parsed = R.parse(buf, begin, end, qrels, out, row0)
     if parsed.bad:
         exc = _parse_error(parsed, buf, name, first_line, qrels)
         n = parsed.n_rows
+        if seen and n:
+            rows = _rows(name, buf, begin, first_line, parsed, n, _ALL_BITS)
+            again = seen.intersection(rows.topics)
+            if again:
+                topic = min(again)
+                row = int(np.flatnonzero(rows.qcode == rows.topics.index(topic))[0])
+                raise Interleaved(topic, rows.lines(row))
         raise _first_error(exc, ReadBefore(name, buf, begin, first_line, parsed.dstart[:n],
                                            (parsed.rel if qrels else parsed.score)[:n],
                                            parsed.qcode[:n], parsed.dlen[:n],
