@@ -1,4 +1,4 @@
-"""Words that messages share: a short listing of values and a counted noun."""
+"""Words that messages share: a short listing of values, a counted noun, a clipped value."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Collection
 from typing import Any
 
-__all__ = ["listing", "plural"]
+__all__ = ["clip", "listing", "plural"]
 
 
 def listing(values: Collection[Any], limit: int = 5) -> str:
@@ -65,3 +65,17 @@ def plural(n: int, word: str, many: str | None = None, *, thousands: bool = True
     """
     count = f"{n:,}" if thousands else f"{n}"
     return f"{count} {word if n == 1 else (many or word + 's')}"
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """``text`` as a message shows a value read from a file: its first ``limit`` characters
+    and an ellipsis when it is longer (a field of a file may be megabytes long).
+
+    Examples
+    --------
+    >>> clip("1e5")
+    '1e5'
+    >>> clip("x" * 100, 5)
+    'xxxxx…'
+    """
+    return text if len(text) <= limit else text[:limit] + "…"

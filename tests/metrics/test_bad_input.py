@@ -362,3 +362,21 @@ def test_a_repeated_string_document_is_named_whatever_its_array(make, qid):
     assert (info.value.parameter, info.value.row) == ("doc_id", 7)
     with pytest.raises(InputError, match=rf"first row of query {shown} instead"):
         skrank.evaluate(y, s, qid, preset="xgboost", sample_weight=[1, 1, 1, 1, 2, 2, 3, 2])
+
+
+@pytest.mark.parametrize(("kwargs", "parameter", "row", "allowed"), [
+    ({"qid": np.array([1, np.nan, 2, 2])}, "qid", 1, "a finite query id for every row"),
+    ({"qid": np.array([1, 1, None, 2], dtype=object)}, "qid", 2, "a query id for every row"),
+    ({"y_true": np.ma.array([1, 1, 1, 0], mask=[0, 0, 1, 0])}, "y_true", 2,
+     "no masked entry"),
+    ({"y_true": np.array(["1", "x", "1", "0"])}, "y_true", None, "numbers"),
+])
+def test_refused_query_ids_masks_and_dtypes_say_so_in_attributes(kwargs, parameter, row,
+                                                                 allowed):
+    args = {"y_true": Y, "y_score": S, "qid": Q, **kwargs}
+    with pytest.raises(InputError) as info:
+        skrank.evaluate(**args)
+    assert (info.value.parameter, info.value.row, info.value.allowed) == (parameter, row,
+                                                                          allowed)
+    if row is not None:
+        assert f"at row {row}" in str(info.value)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._text import clip
 from ..exceptions import InputError
 from . import _runreader as R
 from ._arrow import open_binary
@@ -132,16 +133,16 @@ def _parse_error(parsed: Any, buf: Any, name: str, first_line: int, qrels: bool)
     if parsed.bad == R.BAD_FIELDS:
         expected, layout = _QRELS_LAYOUT if qrels else _RUN_LAYOUT
         return InputError(f"{head}: malformed line; expected {expected} fields '{layout}', "
-                          f"got {len(fields)}: {text[:100]!r}.")
+                          f"got {len(fields)}: {clip(text, 100)!r}.")
     if qrels:
-        return InputError(f"{head}: the relevance label {fields[3]!r} is not an integer (of "
+        return InputError(f"{head}: the relevance label {clip(fields[3])!r} is not an integer (of "
                           "at most 18 digits).")
     if parsed.bad == R.BAD_NAN:
         return InputError(f"{head}: the score is NaN.")
     if parsed.bad == R.BAD_INFINITE:
-        return InputError(f"{head}: the score {fields[4]!r} is not a finite number (skrank "
+        return InputError(f"{head}: the score {clip(fields[4])!r} is not a finite number (skrank "
                           "ranks by finite scores).")
-    return InputError(f"{head}: the score {fields[4]!r} is not a number.")
+    return InputError(f"{head}: the score {clip(fields[4])!r} is not a number.")
 
 
 @dataclass

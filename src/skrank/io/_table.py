@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._text import clip
 from .._validation import (
     Described,
     InstanceOf,
@@ -339,6 +340,7 @@ def read_table(
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             row = _first_not_number(values, pa)
             got = values[row].as_py()
+            got = clip(got) if isinstance(got, str) else got
             refused.append((row, lambda: f"{name}, {place(row)}: column {column!r} must hold "
                             f"{what}; got {got!r}." + hint, param, what))
             out = _float64(values.slice(0, row), pa) if row else np.empty(0)
@@ -454,6 +456,8 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
     head = data[:next((end for _, _, end in _scan(data, sep)), len(data))]
     try:
         header = csv.read_csv(pa.py_buffer(head), parse_options=parse).column_names
+    except UnicodeDecodeError:  # a column name that is not UTF-8
+        raise _not_utf8(head, name) or AssertionError("a header not UTF-8") from None
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputError(f"{name}: cannot be read as {fmt.upper()} ({exc}).") from None
 
@@ -489,9 +493,10 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
                 if bad:
                     raise _FieldCount from None
                 if "conversion error" not in str(exc):
-                    raise InputError(f"{name}: cannot be read as {fmt.upper()} ({exc}).") \
-                        from None
-        raise AssertionError("unreachable: text columns convert")  # pragma: no cover
+                    raise _not_utf8(text, name) or InputError(
+                        f"{name}: cannot be read as {fmt.upper()} ({exc}).") from None
+        # text columns convert, but for bytes that are not UTF-8 in a column read
+        raise _not_utf8(text, name) or AssertionError("unreachable: text columns convert")
 
     return header, read, lambda row: _data_row_line(data, sep, row)
 
@@ -593,6 +598,18 @@ def _data_row_line(data: bytes, sep: str, row: int) -> int | None:
         if n == row + 1:
             return line
     return None  # pragma: no cover - pyarrow read that row
+
+
+def _not_utf8(data: bytes, name: str) -> InputError | None:
+    """The error naming the line of the table's first bytes that are not UTF-8 text, as the
+    other readers word it; None where the text is UTF-8 (on error paths only: a column not
+    read is not looked at, as pyarrow does not look at it)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = 1 + _line_ends(data[:exc.start])
+        return InputError(f"{name}, line {line}: the file is not valid UTF-8 text.")
+    return None
 
 
 class _FieldCount(Exception):

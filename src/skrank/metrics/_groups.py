@@ -104,8 +104,8 @@ def unmasked(name: str, value, caller: str | None):
             "entries: skrank takes every row, and would otherwise read the values under the "
             f"mask. Got {rows.shape[0]} masked {'entry' if rows.shape[0] == 1 else 'entries'} "
             f"(first at row {int(rows[0])}) instead. Drop those rows from every input, or "
-            "fill them (.filled(value))."
-        )
+            "fill them (.filled(value)).", parameter=name, row=int(rows[0]),
+            allowed="no masked entry")
     return ma.getdata(value)
 
 
@@ -124,12 +124,18 @@ def as_qid_array(qid, n: int, caller: str | None) -> np.ndarray:
         )
     if arr.dtype.kind == "f":
         if not np.isfinite(arr).all():
-            raise InputError("The 'qid' parameter contains missing (NaN) or infinite values.")
-    elif arr.dtype.kind == "O":
-        if any(_missing(v) for v in arr[:]):
+            row = int(np.flatnonzero(~np.isfinite(arr))[0])
             raise InputError(
-                "The 'qid' parameter contains missing values (None, NaN or pandas NA)."
-            )
+                "The 'qid' parameter contains missing (NaN) or infinite values (first at row "
+                f"{row}: {arr[row].item()!r}).", parameter="qid", row=row,
+                allowed="a finite query id for every row")
+    elif arr.dtype.kind == "O":
+        row = next((i for i, v in enumerate(arr[:]) if _missing(v)), None)
+        if row is not None:
+            raise InputError(
+                "The 'qid' parameter contains missing values (None, NaN or pandas NA; first "
+                f"at row {row}: {arr[row]!r}).", parameter="qid", row=row,
+                allowed="a query id for every row")
         kinds = _id_kinds(arr)
         if len(kinds) > 1:  # 1 and "1" would be two queries, or fail to sort: refused
             raise param_error(

@@ -32,8 +32,8 @@ def _numeric(name: str, arr: np.ndarray, caller: str) -> np.ndarray:
         return arr.astype(np.int8)
     if arr.dtype.kind not in "iuf":
         raise InputError(
-            f"The {name!r} parameter of {caller} must hold numbers. Got dtype {arr.dtype} instead."
-        )
+            f"The {name!r} parameter of {caller} must hold numbers. Got dtype {arr.dtype} instead.",
+            parameter=name, allowed="numbers")
     return arr
 
 
