@@ -144,8 +144,18 @@ def _check_libsvm_values(table: Any, plan: _Plan, data: str, files: dict[str, st
     file that the evaluation refuses (see :func:`_check_values`); ``raw``: the bytes of a
     data file read from a pipe (see :func:`_pipe_bytes`), None for a file. The line of a
     row is found by reading the file again (or the pipe's bytes, decompressed again), on the
-    error path only, with comments and blank lines counted as the reader counts them."""
-    lines: list[np.ndarray] = []
+    error path only, with comments and blank lines counted as the reader counts them.
+
+    ``table`` may be the :class:`~skrank.io._libsvm.ReadBefore` of a reader's error: the
+    labels read before its line (with their lines, or None: all of them) and the scores
+    files read whole before a scores file's error."""
+    from ..io._libsvm import ReadBefore
+
+    if isinstance(table, ReadBefore):
+        y_true, scores = table.y, table.scores or {}
+        lines: list[np.ndarray] = [] if table.lines is None else [table.lines]
+    else:
+        y_true, scores, lines = table.y_true, table.scores, []
 
     def label_place(row: int) -> str:
         if not lines:  # on the error path only
@@ -156,10 +166,11 @@ def _check_libsvm_values(table: Any, plan: _Plan, data: str, files: dict[str, st
             lines.append(row_lines(data if raw is None else io.BytesIO(raw), data))
         return f"{data}, line {int(lines[0][row]):,}"
 
-    columns = [(label_place, "the first field (the label)", table.y_true, True)]
+    columns = [(label_place, "the first field (the label)", y_true, True)]
     for name, path in files.items():  # a score file's line n holds its n-th score
-        columns.append((lambda row, p=path: f"{p}, line {row + 1:,}", "the scores file",
-                        table.scores[name], False))
+        if name in scores:
+            columns.append((lambda row, p=path: f"{p}, line {row + 1:,}", "the scores file",
+                            scores[name], False))
     _check_values(columns, plan)
 
 
@@ -318,7 +329,16 @@ def _load_libsvm(args: argparse.Namespace, progress: _Progress, plan: _Plan) -> 
 
         source = io.BytesIO(raw)
         source.name = data  # (named in the reader's messages)
-    table = read_scored_libsvm(source, files, group=args.group)
+    try:
+        table = read_scored_libsvm(source, files, group=args.group)
+    except InputError as exc:
+        # a line the reader refuses (in the data file, or a scores file): a label of the
+        # rows before it that the conventions refuse is named first (it comes first in the
+        # data file, which is read first), then a score of the scores files read before
+        before = getattr(exc, "_read_before", None)
+        if before is not None:
+            _check_libsvm_values(before, plan, data, files, raw)
+        raise
     _check_libsvm_values(table, plan, data, files, raw)
     loaded = _Loaded("libsvm", [], base_name)
     loaded.inputs.append(

@@ -234,7 +234,12 @@ def read_libsvm(
     data = read_plain(source, name)
     at = stray_byte(data, comments=True)
     if at >= 0:
-        _refuse_stray(data, at, name, zero_based)
+        try:
+            _refuse_stray(data, at, name, zero_based)
+        except InputError as exc:  # a line before it that the checked reader refuses first
+            exc._line = data.count(b"\n", 0, at) + 1  # type: ignore[attr-defined]
+            before = data[:data.rfind(b"\n", 0, at) + 1].decode("utf-8", "replace")
+            raise _refuse_first(exc, before, name, zero_based, n_features, 1) from None
     parsed = _load_svmlight(data, zero_based, n_features)
     if parsed is not None:
         return parsed
@@ -286,11 +291,76 @@ def _refuse_stray(data: bytes, at: int, name: str, zero_based: bool) -> None:
     )
 
 
+class ReadBefore(NamedTuple):
+    """The rows of a LibSVM file read before the bad line a reader's error names, attached
+    to that error as ``_read_before`` (on the error path only): their labels ``y`` and the
+    numbers of their lines (``lines``, comments and blank lines counted; None where every
+    row was read: :func:`row_lines` finds them). ``scores``: the scores files read whole
+    before a scores file's error (None: a data file's error). ``skrank eval`` checks them
+    with the conventions before it raises the error: a label they refuse comes first in the
+    file."""
+
+    y: np.ndarray
+    lines: np.ndarray | None = None
+    scores: dict[str, np.ndarray] | None = None
+
+
+def _at(lineno: int, message: str) -> InputError:
+    """An error of the checked reader, which keeps the number of the line it names."""
+    exc = InputError(message)
+    exc._line = lineno  # type: ignore[attr-defined]
+    return exc
+
+
 def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None,
                   first_line: int = 1) -> LibSVMData:
     """The checked reader: every line against the grammar; errors name the line (lines are
     numbered from ``first_line``). Numbers holding ``_`` or non-ASCII characters are
-    refused."""
+    refused. Of the lines that its checks refuse, the first is named (see
+    :func:`_refuse_first`)."""
+    try:
+        return _parse_checked(text, name, zero_based, n_features, first_line)[0]
+    except InputError as exc:
+        raise _refuse_first(exc, text, name, zero_based, n_features, first_line) from None
+
+
+def _refuse_first(exc: InputError, text: str, name: str, zero_based: bool,
+                  n_features: int | None, first_line: int) -> InputError:
+    """The error of the first line of ``text`` (numbered from ``first_line``) that the
+    checked reader refuses, given ``exc``, one it raised, with the rows read before that
+    line attached (:class:`ReadBefore`).
+
+    The checks run one kind after the other (the grammar, then labels, query ids, ...), so
+    the lines before the one ``exc`` names are read again, until they pass: each round finds
+    an earlier line of a kind checked later. On the error path only."""
+    line = getattr(exc, "_line", None)
+    if line is None:
+        return exc  # (no data lines)
+    starts = [0]  # where each line of ``text`` starts (its last line needs none)
+    at = text.find("\n")
+    while at >= 0 and len(starts) <= line - first_line:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    while True:
+        cut = starts[line - first_line] if line - first_line < len(starts) else len(text)
+        try:
+            before, lines = _parse_checked(text[:cut], name, zero_based, n_features,
+                                           first_line)
+        except InputError as earlier:
+            if getattr(earlier, "_line", None) is None:  # no row before the line
+                before, lines = None, np.zeros(0, dtype=np.int64)
+            else:
+                exc, line = earlier, earlier._line  # type: ignore[attr-defined]
+                continue
+        exc._read_before = ReadBefore(  # type: ignore[attr-defined]
+            np.zeros(0) if before is None else before.y, lines)
+        return exc
+
+
+def _parse_checked(text: str, name: str, zero_based: bool, n_features: int | None,
+                   first_line: int = 1) -> tuple[LibSVMData, np.ndarray]:
+    """:func:`_read_checked`'s parse, and the line numbers of the rows; its errors name the
+    line that the first check to refuse the file refuses first (:func:`_at`)."""
     linenos: list[int] = []
     labels: list[str] = []
     qids: list[str] = []
@@ -304,7 +374,8 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
         if not line:
             continue
         if _LINE.fullmatch(line) is None:
-            raise InputError(
+            raise _at(
+                lineno,
                 f"{where(name, lineno)}: malformed LibSVM line; expected "
                 f"'<label> [qid:<id>] <index>:<value> ...', got {line[:80]!r}."
             )
@@ -328,7 +399,8 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
     if n_rows == 0:
         raise InputError(f"{name}: no data lines (the file is empty or only has comments).")
     if qids and no_qid_line:
-        raise InputError(
+        raise _at(
+            no_qid_line,
             f"{where(name, no_qid_line)}: line without 'qid:' while line {qid_line} "
             f"has one; either every line has a query id or none has."
         )
@@ -336,14 +408,16 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
 
     y = _strict(labels, float, np.float64)
     if isinstance(y, int):
-        raise InputError(
+        raise _at(
+            linenos[y],
             f"{where(name, linenos[y])}: the label {labels[y]!r} is not a number."
         )
     qid: np.ndarray | None = None
     if qids:
         qid_or_bad = _strict(qids, int, np.int64)
         if isinstance(qid_or_bad, int):
-            raise InputError(
+            raise _at(
+                linenos[qid_or_bad],
                 f"{where(name, linenos[qid_or_bad])}: the query id {qids[qid_or_bad]!r} is not "
                 f"an integer (LibSVM query ids are integers)."
             )
@@ -355,13 +429,15 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
     val_tokens = pairs[1::2]
     idx = _strict(idx_tokens, int, np.int64)
     if isinstance(idx, int):
-        raise InputError(
+        raise _at(
+            int(row_lines[entry_row[idx]]),
             f"{where(name, int(row_lines[entry_row[idx]]))}: the feature index "
             f"{idx_tokens[idx]!r} is not an integer."
         )
     val = _strict(val_tokens, float, np.float64)
     if isinstance(val, int):
-        raise InputError(
+        raise _at(
+            int(row_lines[entry_row[val]]),
             f"{where(name, int(row_lines[entry_row[val]]))}: the feature value "
             f"{val_tokens[val]!r} is not a number."
         )
@@ -370,7 +446,8 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
     if col.size and col.min() < 0:
         bad = int(np.flatnonzero(col < 0)[0])
         hint = "" if zero_based or idx[bad] < 0 else " (pass zero_based=True for 0-based files)"
-        raise InputError(
+        raise _at(
+            int(row_lines[entry_row[bad]]),
             f"{where(name, int(row_lines[entry_row[bad]]))}: feature index {int(idx[bad])} "
             f"is out of range{hint}."
         )
@@ -379,7 +456,8 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
         n_features = width
     elif width > n_features:
         bad = int(np.flatnonzero(col >= n_features)[0])
-        raise InputError(
+        raise _at(
+            int(row_lines[entry_row[bad]]),
             f"{where(name, int(row_lines[entry_row[bad]]))}: feature index {int(idx[bad])} "
             f"exceeds n_features={n_features}."
         )
@@ -391,7 +469,8 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
         dup = np.flatnonzero(key[order][1:] == key[order][:-1])
         if dup.size:
             bad = int(order[dup[0] + 1])
-            raise InputError(
+            raise _at(
+                int(row_lines[entry_row[bad]]),
                 f"{where(name, int(row_lines[entry_row[bad]]))}: feature index "
                 f"{int(idx[bad])} appears twice on the line."
             )
@@ -402,4 +481,4 @@ def _read_checked(text: str, name: str, zero_based: bool, n_features: int | None
 
     X = sp.csr_matrix((val, col, indptr), shape=(n_rows, n_features))
     X.sort_indices()
-    return LibSVMData(X=X, y=y, qid=qid)
+    return LibSVMData(X=X, y=y, qid=qid), row_lines

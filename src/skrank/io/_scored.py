@@ -11,7 +11,7 @@ import numpy as np
 from .._validation import BOOL, Described, param_error, public_name, validate_params
 from ..exceptions import InputError
 from ._common import SOURCE, Source, decode, is_source, source_name, to_array, where
-from ._libsvm import line_of, read_libsvm, read_plain, stray_byte
+from ._libsvm import ReadBefore, line_of, read_libsvm, read_plain, stray_byte
 from ._table import ScoreTable
 
 __all__ = ["read_scored_libsvm", "read_scores"]
@@ -233,11 +233,17 @@ def read_scored_libsvm(
 
     table: dict[str, np.ndarray] = {}
     for label, (_, src) in zip(labels, named):
-        values = read_scores(src)
-        if values.shape[0] != n:
-            raise InputError(
-                f"{source_name(src)} has {values.shape[0]} scores but {data_name} has {n} "
-                f"rows; a scores file needs one score per line, in the order of the data."
-            )
+        try:
+            values = read_scores(src)
+            if values.shape[0] != n:
+                raise InputError(
+                    f"{source_name(src)} has {values.shape[0]} scores but {data_name} has "
+                    f"{n} rows; a scores file needs one score per line, in the order of the "
+                    "data."
+                )
+        except InputError as exc:  # the data file (read whole) and the scores files before
+            before = ReadBefore(parsed.y, None, dict(table))
+            exc._read_before = before  # type: ignore[attr-defined]
+            raise
         table[label] = values
     return ScoreTable(qid=qid, y_true=parsed.y, scores=table, source=data_name)
