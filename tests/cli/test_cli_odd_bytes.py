@@ -69,3 +69,21 @@ def test_a_huge_field_is_clipped_in_messages(cli, tmp_path):
         assert code == 1
         assert _error_line(err).startswith(message.split(" Name the score")[0]), err[:300]
         assert len(err) < 1000
+
+
+def test_libsvm_messages_clip_a_huge_field_and_write_plain_line_numbers(cli, tmp_path):
+    big = "1" + "x" * 2_000_000
+    data = tmp_path / "d.svm"
+    data.write_text("1 qid:1 1:0.5\n" * 3000 + f"{big} qid:1 1:0.5\n")
+    scores = tmp_path / "s.txt"
+    scores.write_text("0.5\n" * 3001)
+    code, _, err = cli("eval", "--input", "libsvm", data, scores)
+    assert code == 1
+    clipped = repr("1" + "x" * 59 + "…")
+    assert _error_line(err) == f"{data}, line 3001: the label {clipped} is not a number."
+    # a label the conventions refuse: "line 3001", as sed -n 3001p reads it (not 3,001)
+    data.write_text("1 qid:1 1:0.5\n" * 3000 + "1001 qid:1 1:0.5\n")
+    code, _, err = cli("eval", "--input", "libsvm", data, scores)
+    assert code == 1
+    assert _error_line(err).startswith(f"{data}, line 3001: the first field (the label) must "
+                                       "hold labels <= 1000")

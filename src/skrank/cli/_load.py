@@ -164,12 +164,12 @@ def _check_libsvm_values(table: Any, plan: _Plan, data: str, files: dict[str, st
             from ..io._libsvm import row_lines
 
             lines.append(row_lines(data if raw is None else io.BytesIO(raw), data))
-        return f"{data}, line {int(lines[0][row]):,}"
+        return f"{data}, line {int(lines[0][row])}"
 
     columns = [(label_place, "the first field (the label)", y_true, True)]
     for name, path in files.items():  # a score file's line n holds its n-th score
         if name in scores:
-            columns.append((lambda row, p=path: f"{p}, line {row + 1:,}", "the scores file",
+            columns.append((lambda row, p=path: f"{p}, line {row + 1}", "the scores file",
                             scores[name], False))
     _check_values(columns, plan)
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from .._text import clip
 from .._validation import BOOL, Interval, validate_params
 from ..exceptions import InputError
 from ._common import BOM, SOURCE, Source, decode, source_name, to_array, where
@@ -410,7 +411,7 @@ def _parse_checked(text: str, name: str, zero_based: bool, n_features: int | Non
     if isinstance(y, int):
         raise _at(
             linenos[y],
-            f"{where(name, linenos[y])}: the label {labels[y]!r} is not a number."
+            f"{where(name, linenos[y])}: the label {clip(labels[y])!r} is not a number."
         )
     qid: np.ndarray | None = None
     if qids:
@@ -418,8 +419,8 @@ def _parse_checked(text: str, name: str, zero_based: bool, n_features: int | Non
         if isinstance(qid_or_bad, int):
             raise _at(
                 linenos[qid_or_bad],
-                f"{where(name, linenos[qid_or_bad])}: the query id {qids[qid_or_bad]!r} is not "
-                f"an integer (LibSVM query ids are integers)."
+                f"{where(name, linenos[qid_or_bad])}: the query id "
+                f"{clip(qids[qid_or_bad])!r} is not an integer (LibSVM query ids are integers)."
             )
         qid = qid_or_bad
 
@@ -432,14 +433,14 @@ def _parse_checked(text: str, name: str, zero_based: bool, n_features: int | Non
         raise _at(
             int(row_lines[entry_row[idx]]),
             f"{where(name, int(row_lines[entry_row[idx]]))}: the feature index "
-            f"{idx_tokens[idx]!r} is not an integer."
+            f"{clip(idx_tokens[idx])!r} is not an integer."
         )
     val = _strict(val_tokens, float, np.float64)
     if isinstance(val, int):
         raise _at(
             int(row_lines[entry_row[val]]),
             f"{where(name, int(row_lines[entry_row[val]]))}: the feature value "
-            f"{val_tokens[val]!r} is not a number."
+            f"{clip(val_tokens[val])!r} is not a number."
         )
 
     col = idx if zero_based else idx - 1

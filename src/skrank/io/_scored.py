@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from .._text import clip
 from .._validation import BOOL, Described, param_error, public_name, validate_params
 from ..exceptions import InputError
 from ._common import SOURCE, Source, decode, is_source, source_name, to_array, where
@@ -83,17 +84,17 @@ def read_scores(source: Source) -> np.ndarray:
                 if not tok:
                     what = "is blank (a scores file has one score per line)"
                 elif len(tok.split()) > 1:
-                    what = (f"is not one number: {tok[:60]!r} (a scores file has one score "
+                    what = (f"is not one number: {clip(tok)!r} (a scores file has one score "
                             "per line)")
                 else:
-                    what = f"the score {tok[:60]!r} is not a number"
+                    what = f"the score {clip(tok)!r} is not a number"
                 raise InputError(f"{where(name, i + 1)}: {what}.") from None
     finite = np.isfinite(values)
     if not finite.all():
         i = int(np.flatnonzero(~finite)[0])
         if np.isnan(values[i]):
             raise InputError(f"{where(name, i + 1)}: the score is NaN.")
-        raise InputError(f"{where(name, i + 1)}: the score {tokens[i][:60]!r} is not a "
+        raise InputError(f"{where(name, i + 1)}: the score {clip(tokens[i])!r} is not a "
                          "finite number (skrank ranks by finite scores).")
     return values
 
@@ -115,7 +116,7 @@ def _read_groups(source: Source) -> np.ndarray:
     sizes = to_array(tokens, int, np.int64)
     if isinstance(sizes, int):
         raise InputError(f"{where(name, linenos[sizes])}: the group size "
-                         f"{tokens[sizes][:60]!r} is not an integer; {rule}.")
+                         f"{clip(tokens[sizes])!r} is not an integer; {rule}.")
     if (sizes < 1).any():
         i = int(np.flatnonzero(sizes < 1)[0])
         raise InputError(f"{where(name, linenos[i])}: the group size {tokens[i]!r} is "
