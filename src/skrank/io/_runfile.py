@@ -145,8 +145,24 @@ def _parse_error(parsed: Any, buf: Any, name: str, first_line: int, qrels: bool)
     return InputError(f"{head}: the score {clip(fields[4])!r} is not a number.")
 
 
+class _Located:
+    """Rows whose document ids lie in ``buf`` (``dstart``, ``dlen``), the text from
+    ``begin`` starting on line ``first_line``: the line and the document of a row, counted
+    on demand (for error messages)."""
+
+    def lines(self, row: int) -> int:
+        """The file line of row ``row`` (counted: for error messages)."""
+        return self.first_line + _count_line_ends(  # type: ignore[attr-defined]
+            bytes(self.buf[self.begin: int(self.dstart[row])]))  # type: ignore[attr-defined]
+
+    def doc(self, row: int) -> str:
+        start = int(self.dstart[row])  # type: ignore[attr-defined]
+        end = start + int(self.dlen[row])  # type: ignore[attr-defined]
+        return bytes(self.buf[start:end]).decode("utf-8")  # type: ignore[attr-defined]
+
+
 @dataclass
-class ReadBefore:
+class ReadBefore(_Located):
     """The rows of a file parsed before the bad line a parse error names, attached to that
     error as ``_read_before`` (on the error path only): where their document ids start in
     ``buf`` (from ``begin``, line ``first_line``), and their labels (``rel``) or scores
@@ -174,15 +190,6 @@ class ReadBefore:
 
     def __len__(self) -> int:
         return int(self.values.shape[0])
-
-    def lines(self, row: int) -> int:
-        """The file line of row ``row`` (counted: for error messages)."""
-        return self.first_line + _count_line_ends(
-            bytes(self.buf[self.begin: int(self.dstart[row])]))
-
-    def doc(self, row: int) -> str:
-        start = int(self.dstart[row])
-        return bytes(self.buf[start: start + int(self.dlen[row])]).decode("utf-8")
 
 
 def _repeated(source: str, rows: Any, a: int, b: int, topic: str, qrels: bool) -> InputError:
@@ -304,7 +311,7 @@ def _read_stream(stream: Any, size: int, name: str) -> bytes:
 
 
 @dataclass
-class QrelsFile:
+class QrelsFile(_Located):
     """A qrels file read for joining: its bytes, its rows, grouped by topic, and a table.
 
     ``topics`` are the distinct topic ids sorted as strings (trec_eval's order); the
@@ -332,17 +339,14 @@ class QrelsFile:
     def n_topics(self) -> int:
         return int(self.topics.shape[0])
 
+    @property
+    def first_line(self) -> int:
+        """A qrels file is read from its first line."""
+        return 1
+
     def topic_strings(self, codes: np.ndarray) -> np.ndarray:
         """Topic ids of the given topic codes, as a numpy str array."""
         return self.topics[np.asarray(codes, dtype=np.int64)]
-
-    def lines(self, row: int) -> int:
-        """The file line of judgement ``row`` (counted: for error messages)."""
-        return 1 + _count_line_ends(bytes(self.buf[self.begin: int(self.dstart[row])]))
-
-    def doc(self, row: int) -> str:
-        start = int(self.dstart[row])
-        return bytes(self.buf[start: start + int(self.dlen[row])]).decode("utf-8")
 
     def release(self) -> None:
         _release(self.buf)
@@ -403,7 +407,7 @@ def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
 
 
 @dataclass
-class RunRows:
+class RunRows(_Located):
     """Rows of a run read from ``buf`` (from ``begin``, line ``first_line``): topic codes
     (into ``topics``, first appearance order), the offsets and lengths of the document ids,
     scores. ``hash_mask``: the bits of the document hashes the join keeps (all but in tests).
@@ -431,15 +435,6 @@ class RunRows:
 
     def __len__(self) -> int:
         return int(self.score.shape[0])
-
-    def lines(self, row: int) -> int:
-        """The file line of row ``row`` (counted: for error messages)."""
-        return self.first_line + _count_line_ends(
-            bytes(self.buf[self.begin: int(self.dstart[row])]))
-
-    def doc(self, row: int) -> str:
-        start = int(self.dstart[row])
-        return bytes(self.buf[start: start + int(self.dlen[row])]).decode("utf-8")
 
     def grouped(self) -> tuple[np.ndarray, np.ndarray]:
         """``(order, bounds)``: the rows of topic ``t`` are ``order[bounds[t]:bounds[t +
