@@ -37,6 +37,15 @@ def error(err: str, path, line: int, message: str) -> bool:
     return err == f"skrank: error: {path}, line {line}: {message}\n"
 
 
+def assert_run_refused(cli, run, line: int, message: str) -> None:
+    """``skrank eval --preset trec_eval9 -m map`` of ``run`` stops on ``line``, saying
+    ``message``."""
+    code, out, err = cli("eval", "--preset", "trec_eval9", "-m", "map", TREC / "qrels.test",
+                         run)
+    assert code == 1 and out == ""
+    assert error(err, run, line, message), err
+
+
 # ------------------------------------------------------------------------------ qrels
 
 
@@ -97,10 +106,7 @@ def test_a_score_before_a_bad_run_line_is_named_first(cli, tmp_path, monkeypatch
         monkeypatch.setattr(_trec, "_CHUNK_BYTES", chunk)
     run = tmp_path / "r"
     run.write_text(text(edited(TREC / "results.test", 4, values)))
-    code, out, err = cli("eval", "--preset", "trec_eval9", "-m", "map", TREC / "qrels.test",
-                         run)
-    assert code == 1 and out == ""
-    assert error(err, run, line, message), err
+    assert_run_refused(cli, run, line, message)
 
 
 @pytest.mark.parametrize(("values", "line", "message"), RUN_CASES)
@@ -121,10 +127,7 @@ def test_a_run_read_whole_names_its_first_bad_line(cli, tmp_path, monkeypatch, v
     assert "read whole, not in batches: its topics are not in contiguous blocks" in out
     run = tmp_path / "r"
     run.write_text(text(edited(good, 4, values)))
-    code, out, err = cli("eval", "--preset", "trec_eval9", "-m", "map", TREC / "qrels.test",
-                         run)
-    assert code == 1 and out == ""
-    assert error(err, run, line, message), err
+    assert_run_refused(cli, run, line, message)
 
 
 @pytest.mark.parametrize(("values", "line", "message"), RUN_CASES)
@@ -265,10 +268,7 @@ def test_a_repeated_document_is_named_in_line_order(cli, tmp_path, monkeypatch, 
         monkeypatch.setattr(_trec, "_CHUNK_BYTES", chunk)
     run = tmp_path / "r"
     run.write_text(run_text(RESULTS, values, {1420: 1410}))
-    code, out, err = cli("eval", "--preset", "trec_eval9", "-m", "map", TREC / "qrels.test",
-                         run)
-    assert code == 1 and out == ""
-    assert error(err, run, line, message), err
+    assert_run_refused(cli, run, line, message)
 
 
 @pytest.mark.parametrize(("values", "repeats", "line", "message"), [
@@ -285,10 +285,7 @@ def test_a_repeat_in_an_earlier_batch_is_named_first(cli, tmp_path, monkeypatch,
     monkeypatch.setattr(_trec, "_CHUNK_BYTES", 4096)
     run = tmp_path / "r"
     run.write_text(run_text(RESULTS, values, repeats))
-    code, out, err = cli("eval", "--preset", "trec_eval9", "-m", "map", TREC / "qrels.test",
-                         run)
-    assert code == 1 and out == ""
-    assert error(err, run, line, message), err
+    assert_run_refused(cli, run, line, message)
 
 
 @pytest.mark.parametrize(("values", "line", "message"), RUN_REPEAT_CASES)
@@ -304,10 +301,7 @@ def test_a_run_read_whole_names_its_first_repeat(cli, tmp_path, monkeypatch, val
     good.write_text(text(lines[20:1000] + lines[:20] + lines[1000:]))
     run = tmp_path / "r"
     run.write_text(run_text(good, values, {1420: 1410}))
-    code, out, err = cli("eval", "--preset", "trec_eval9", "-m", "map", TREC / "qrels.test",
-                         run)
-    assert code == 1 and out == ""
-    assert error(err, run, line, message), err
+    assert_run_refused(cli, run, line, message)
 
 
 @pytest.mark.parametrize(("values", "line", "message"), RUN_REPEAT_CASES)
@@ -346,7 +340,4 @@ def test_a_topic_back_before_a_bad_run_line_is_read_whole(cli, tmp_path, monkeyp
     good.write_text(text(lines))
     run = tmp_path / "r"
     run.write_text(text(edited(good, 4, values)))
-    code, out, err = cli("eval", "--preset", "trec_eval9", "-m", "map", TREC / "qrels.test",
-                         run)
-    assert code == 1 and out == ""
-    assert error(err, run, line, message), err
+    assert_run_refused(cli, run, line, message)
