@@ -38,11 +38,14 @@ def source_name(source: Source) -> str:
 
 
 def decode(data: bytes, name: str) -> str:
-    """``data`` as UTF-8 text; an error names the line of the first bad byte."""
+    """``data`` as UTF-8 text; an error names the line of the first bad byte (LF, CR LF and
+    a lone CR end lines)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        from ._runreader import count_line_ends
+
+        line = count_line_ends(data, 0, exc.start) + 1
         raise InputError(f"{name}, line {line}: the file is not valid UTF-8 text.") from None
 
 

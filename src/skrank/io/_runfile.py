@@ -109,10 +109,6 @@ class Interleaved(Exception):
         self.topic, self.line = topic, line
 
 
-def _count_line_ends(data: bytes) -> int:
-    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
-
-
 def _line_text(buf: Any, at: int) -> str:
     """The line of ``buf`` starting at ``at``, its blanks made single spaces."""
     end = at
@@ -152,8 +148,8 @@ class _Located:
 
     def lines(self, row: int) -> int:
         """The file line of row ``row`` (counted: for error messages)."""
-        return self.first_line + _count_line_ends(  # type: ignore[attr-defined]
-            bytes(self.buf[self.begin: int(self.dstart[row])]))  # type: ignore[attr-defined]
+        return self.first_line + R.count_line_ends(  # type: ignore[attr-defined]
+            self.buf, self.begin, int(self.dstart[row]))  # type: ignore[attr-defined]
 
     def doc(self, row: int) -> str:
         start = int(self.dstart[row])  # type: ignore[attr-defined]

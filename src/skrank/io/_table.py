@@ -26,7 +26,8 @@ from .._validation import (
     validate_params,
 )
 from ..exceptions import InputError
-from ._common import SOURCE, Source, source_name
+from ._common import SOURCE, Source, decode, source_name
+from ._runreader import count_line_ends
 
 __all__ = ["ScoreTable", "read_table"]
 
@@ -456,8 +457,9 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
     head = data[:next((end for _, _, end in _scan(data, sep)), len(data))]
     try:
         header = csv.read_csv(pa.py_buffer(head), parse_options=parse).column_names
-    except UnicodeDecodeError:  # a column name that is not UTF-8
-        raise _not_utf8(head, name) or AssertionError("a header not UTF-8") from None
+    except UnicodeDecodeError:  # a column name that is not UTF-8: decode names its line
+        decode(head, name)
+        raise AssertionError("unreachable: the header decodes") from None  # pragma: no cover
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputError(f"{name}: cannot be read as {fmt.upper()} ({exc}).") from None
 
@@ -493,10 +495,12 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
                 if bad:
                     raise _FieldCount from None
                 if "conversion error" not in str(exc):
-                    raise _not_utf8(text, name) or InputError(
+                    decode(text, name)  # bytes that are not UTF-8: their line named
+                    raise InputError(
                         f"{name}: cannot be read as {fmt.upper()} ({exc}).") from None
         # text columns convert, but for bytes that are not UTF-8 in a column read
-        raise _not_utf8(text, name) or AssertionError("unreachable: text columns convert")
+        decode(text, name)
+        raise AssertionError("unreachable: text columns convert")  # pragma: no cover
 
     return header, read, lambda row: _data_row_line(data, sep, row)
 
@@ -527,10 +531,6 @@ def _field_pattern(sep: str) -> Any:
 
 
 _PIECE = 1 << 16  # bytes of plain lines split at a time
-
-
-def _line_ends(text: bytes) -> int:
-    return text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
 
 
 def _scan(data: bytes, sep: str) -> Any:
@@ -566,7 +566,7 @@ def _scan(data: bytes, sep: str) -> Any:
         assert m is not None  # every position starts a field (perhaps empty)
         field, end = m.group(1), m.group(2)
         if field.startswith(b'"'):
-            line += _line_ends(field)
+            line += count_line_ends(field, 0, len(field))
         pos = m.end()
         if end == bsep:
             fields.append(field)
@@ -598,18 +598,6 @@ def _data_row_line(data: bytes, sep: str, row: int) -> int | None:
         if n == row + 1:
             return line
     return None  # pragma: no cover - pyarrow read that row
-
-
-def _not_utf8(data: bytes, name: str) -> InputError | None:
-    """The error naming the line of the table's first bytes that are not UTF-8 text, as the
-    other readers word it; None where the text is UTF-8 (on error paths only: a column not
-    read is not looked at, as pyarrow does not look at it)."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = 1 + _line_ends(data[:exc.start])
-        return InputError(f"{name}, line {line}: the file is not valid UTF-8 text.")
-    return None
 
 
 class _FieldCount(Exception):
