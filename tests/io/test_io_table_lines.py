@@ -212,7 +212,7 @@ def test_the_records_counted_are_pyarrows(body):
     import pyarrow as pa
     import pyarrow.csv as csv
 
-    from skrank.io._table import _records
+    from skrank.io._tablelines import records as _records
 
     data = ("a,b\n" + body).encode()
     rows: list[int] = []
@@ -238,13 +238,13 @@ def test_the_records_counted_are_pyarrows(body):
 def test_plain_lines_split_in_pieces_are_the_same_records(parts, piece):
     # the scan splits plain lines a piece at a time (so that the header costs one piece):
     # pieces of a few bytes give what one piece of the whole text gives, a CR LF never cut
-    import skrank.io._table as T
+    import skrank.io._tablelines as T
 
     data = "".join(parts).encode()
-    whole = list(T._scan(data, ","))
-    saved = T._PIECE
+    whole = list(T.scan(data, ","))
+    saved = T.PIECE
     try:
-        T._PIECE = piece
-        assert list(T._scan(data, ",")) == whole
+        T.PIECE = piece
+        assert list(T.scan(data, ",")) == whole
     finally:
-        T._PIECE = saved
+        T.PIECE = saved

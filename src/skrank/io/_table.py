@@ -27,7 +27,7 @@ from .._validation import (
 )
 from ..exceptions import InputError
 from ._common import SOURCE, Source, decode, source_name
-from ._runreader import count_line_ends
+from ._tablelines import bad_line, data_row_line, scan
 
 __all__ = ["ScoreTable", "read_table"]
 
@@ -133,8 +133,8 @@ _COLUMNS = [Satisfies(_is_names, "a column name or a non-empty list of column na
 def _row_place(fmt: str, row: int, line: int | None = None) -> str:
     """How to point at data row ``row`` (from 0): ``row N`` of a Parquet file (from 0);
     ``line N`` of a CSV/TSV file, the line where the row starts (see
-    :func:`_data_row_line`), or ``data row N`` (from 1, the header not counted) when that
-    line is not known (the text cannot be read again: a pipe)."""
+    :func:`~skrank.io._tablelines.data_row_line`), or ``data row N`` (from 1, the header not
+    counted) when that line is not known (the text cannot be read again: a pipe)."""
     if fmt == "parquet":
         return f"row {row}"
     return f"line {line}" if line is not None else f"data row {row + 1}"
@@ -156,7 +156,7 @@ def table_row_place(source: str | bytes, fmt: str, row: int) -> str:
                             "<table>")
     except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error, InputError):
         return _row_place(fmt, row)
-    return _row_place(fmt, row, _data_row_line(data, _separator(fmt), row))
+    return _row_place(fmt, row, data_row_line(data, _separator(fmt), row))
 
 
 @validate_params({
@@ -445,7 +445,8 @@ def _separator(fmt: str) -> str:
 
 def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, Any]:
     """The header of a CSV/TSV table, a function parsing some of its columns and one
-    giving the line of a data row (:func:`_data_row_line`, for error messages)."""
+    giving the line of a data row (:func:`~skrank.io._tablelines.data_row_line`, for error
+    messages)."""
     import pyarrow as pa
     import pyarrow.csv as csv
 
@@ -454,7 +455,7 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
     parse = csv.ParseOptions(delimiter=sep)
     # the header: its first record (pyarrow skips empty lines before it too), which a quoted
     # name holding a line break continues on the next line
-    head = data[:next((end for _, _, end in _scan(data, sep)), len(data))]
+    head = data[:next((end for _, _, end in scan(data, sep)), len(data))]
     try:
         header = csv.read_csv(pa.py_buffer(head), parse_options=parse).column_names
     except UnicodeDecodeError:  # a column name that is not UTF-8: decode names its line
@@ -470,7 +471,7 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
         try:
             return parse(data, columns, types, numbers), None
         except _FieldCount:
-            line, got, row, cut = _bad_line(data, sep, len(header))
+            line, got, row, cut = bad_line(data, sep, len(header))
         message = f"{name}, line {line}: {got} fields but the header has {len(header)}."
         return (parse(data[:cut], columns, types, numbers),
                 (row, lambda: message, None, f"rows of {len(header)} fields"))
@@ -502,117 +503,11 @@ def _text_table(source: Source, name: str, fmt: str) -> tuple[list[str], Any, An
         decode(text, name)
         raise AssertionError("unreachable: text columns convert")  # pragma: no cover
 
-    return header, read, lambda row: _data_row_line(data, sep, row)
-
-
-# Where pyarrow's read_csv (with the ParseOptions above: quote '"', doubled quotes, no
-# escape character, empty lines ignored) puts the records of a text table: it ends a line at
-# LF, CR LF or a lone CR; it skips an empty line (a line end right after another, or at the
-# start), and does not take a line of spaces or tabs for an empty one (a record of one
-# field); it opens a quoted value only at the start of a field, a line end inside it
-# continuing the record on the next line (to the end of the text where the quote is not
-# closed); after the closing quote, the field runs on, quotes included, to the separator or
-# the line end; a UTF-8 byte order mark is dropped before (_table_bytes) and is no line. The
-# line to name is the one where a record starts. The scan (_scan) reads the bytes (the
-# quote, separators and line ends are ASCII, never part of a UTF-8 character), with no
-# limit on a field's size: lines before the next quote are split as they are, a record
-# holding a quote by a regular expression, field by field. Python loops, on the error paths
-# only (and for the header): pyarrow does not tell the line. (1M rows: 0.5 s.)
-
-
-def _field_pattern(sep: str) -> Any:
-    """One field and what ends it (the separator, a line end, the end of the text); ``re``
-    keeps the compiled pattern for the next call."""
-    import re
-
-    d = re.escape(sep.encode())
-    return re.compile(rb'("(?:[^"]+|"")*"?[^' + d + rb'\r\n]*|[^' + d + rb'\r\n]*)('
-                      + d + rb'|\r\n|\r|\n|\Z)')
-
-
-_PIECE = 1 << 16  # bytes of plain lines split at a time
-
-
-def _scan(data: bytes, sep: str) -> Any:
-    """``(line where it starts, fields, offset after its line end)`` of each non-empty
-    record of a table's text (the header first), as pyarrow reads them (see above)."""
-    pattern, bsep = _field_pattern(sep), sep.encode()
-    pos, line, n = 0, 1, len(data)
-    fields: list[bytes] = []
-    start = 1
-    quote = -1  # the next quote at or after pos (n: none)
-    while pos < n:
-        if not fields:  # a record starts: its lines up to the next quote's are plain
-            if quote < pos:
-                quote = data.find(b'"', pos)
-                quote = n if quote < 0 else quote
-            block = n if quote == n else max(data.rfind(b"\n", pos, quote),
-                                             data.rfind(b"\r", pos, quote)) + 1
-            if block > pos + _PIECE:  # in pieces: a caller may stop at the first record
-                cut = max(data.rfind(b"\n", pos, pos + _PIECE),
-                          data.rfind(b"\r", pos, pos + _PIECE))
-                if cut >= pos:
-                    block = cut + (2 if data[cut:cut + 2] == b"\r\n" else 1)
-            if block > pos:
-                for text in data[pos:block].splitlines(keepends=True):
-                    pos += len(text)
-                    body = text.rstrip(b"\r\n")
-                    if body:
-                        yield line, body.split(bsep), pos
-                    line += 1
-                start = line
-                continue
-        m = pattern.match(data, pos)
-        assert m is not None  # every position starts a field (perhaps empty)
-        field, end = m.group(1), m.group(2)
-        if field.startswith(b'"'):
-            line += count_line_ends(field, 0, len(field))
-        pos = m.end()
-        if end == bsep:
-            fields.append(field)
-            continue
-        if fields or field:  # else an empty line
-            fields.append(field)
-            yield start, fields, pos
-            fields = []
-        if end:
-            line += 1
-        start = line
-    if fields:  # the text ends right after a separator
-        fields.append(b"")
-        yield start, fields, pos
-
-
-def _records(data: bytes, sep: str) -> Any:
-    """``(line where it starts, fields)`` of each non-empty record of a table's text (the
-    header first), as pyarrow reads them (see above); the fields as they stand in the text
-    (quotes kept)."""
-    for line, fields, _ in _scan(data, sep):
-        yield line, fields
-
-
-def _data_row_line(data: bytes, sep: str, row: int) -> int | None:
-    """The line (from 1) of the table's text ``data`` where data row ``row`` (from 0, the
-    header not counted) starts; None where the text has fewer rows."""
-    for n, (line, _) in enumerate(_records(data, sep)):
-        if n == row + 1:
-            return line
-    return None  # pragma: no cover - pyarrow read that row
+    return header, read, lambda row: data_row_line(data, sep, row)
 
 
 class _FieldCount(Exception):
     """A row of a text table has another number of fields than the header."""
-
-
-def _bad_line(data: bytes, sep: str, width: int) -> tuple[int, int, int, int]:
-    """(line, number of fields, data row from 0, end of the record before) of the first
-    record whose number of fields is not ``width``."""
-    before = 0
-    for n, (line, fields, end) in enumerate(_scan(data, sep)):
-        if len(fields) != width:
-            return line, len(fields), n - 1, before
-        before = end
-    raise AssertionError("unreachable: pyarrow found such a row")  # pragma: no cover
 
 
 def _table_bytes(source: Source, name: str) -> bytes:
