@@ -203,7 +203,7 @@ def _evaluated_batches(batches: Any, qrels_reader: _QrelsReader, args: argparse.
 
 def _refuse_before(exc: BaseException, check: Any) -> None:
     """Before a reader's error ``exc`` on a bad line is raised: ``check`` the rows read before
-    that line (``exc._read_before``, see :class:`~skrank.io._runfile.ReadBefore`), so that a
+    that line (``exc._read_before``, see :class:`~skrank.io._runerrors.ReadBefore`), so that a
     value there that the conventions refuse, earlier in the file, is named instead. Only on
     the error path: the rows of a file read without error are checked once they are read."""
     before = getattr(exc, "_read_before", None)

@@ -22,8 +22,8 @@ from . import _runreader as R
 from ._align import Joined
 from ._arrow import open_binary
 from ._common import BOM, Source, source_name
+from ._runerrors import ALL_BITS
 from ._runfile import (
-    _ALL_BITS,
     Interleaved,
     QrelsFile,
     RunRows,
@@ -41,7 +41,7 @@ __all__ = ["iter_topic_batches", "join_batch"]
 
 
 def iter_topic_batches(source: Source, chunk_bytes: int, seen: set[str], state: Any, *,
-                       hash_mask: int = _ALL_BITS) -> Iterator[RunRows]:
+                       hash_mask: int = ALL_BITS) -> Iterator[RunRows]:
     """Batches of whole topics of a run read about ``chunk_bytes`` at a time.
 
     A plain file is mapped and parsed a window at a time (no copy of its bytes; the caller
@@ -250,7 +250,7 @@ def join_batch(qrels: QrelsFile, run: RunRows | None, *, run_only: str = "ignore
         qrels.buf, qrels.dstart, qrels.dlen, qrels.rel, q_order, qrels.bounds,
         0 if max_docs is None else int(max_docs), float32, in_order,
         code, tiekey, y_true, y_score, retrieved, src, candidates,
-        qrels.hash_mask & (run.hash_mask if run is not None else _ALL_BITS), ties_only,
+        qrels.hash_mask & (run.hash_mask if run is not None else ALL_BITS), ties_only,
     )
     if repeat >= 0 and run is not None:  # the earliest repeat of the batch, named
         run.check(order, bounds, present)

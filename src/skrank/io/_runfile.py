@@ -12,28 +12,21 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .._text import clip
 from ..exceptions import InputError
 from . import _runreader as R
 from ._arrow import open_binary
-from ._common import BOM, Source, source_name, where
+from ._common import BOM, Source, source_name
+from ._runerrors import ALL_BITS, Located, ReadBefore, first_error, parse_error, repeated
 
-__all__ = ["Interleaved", "QrelsFile", "ReadBefore", "RunRows", "read_qrels_file",
-           "read_run_whole"]
+__all__ = ["Interleaved", "QrelsFile", "RunRows", "read_qrels_file", "read_run_whole"]
 
 #: the first bytes of gzip, bz2 and xz data (open_binary decompresses them)
 _MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
-_BLANKS = re.compile(rb"[ \t\v\f]+")
-_RUN_LAYOUT = ("at least 6", "qid Q0 docno rank score tag")
-_QRELS_LAYOUT = ("4", "qid iter docno rel")
-#: all the bits of the document hashes (tests keep fewer, to force collisions)
-_ALL_BITS = (1 << 64) - 1
 #: a file read whole is parsed this many bytes at a time, its pages given back behind
 #: (where the system has madvise: not on Windows, whose mapped pages stay)
 _WHOLE_CHUNK = 32 << 20
@@ -109,144 +102,28 @@ class Interleaved(Exception):
         self.topic, self.line = topic, line
 
 
-def _line_text(buf: Any, at: int) -> str:
-    """The line of ``buf`` starting at ``at``, its blanks made single spaces."""
-    end = at
-    size = len(buf)
-    while end < size and buf[end] not in (10, 13):
-        end += 1
-    fields = _BLANKS.split(bytes(buf[at:end]).strip(b" \t\v\f"))
-    return b" ".join(fields).decode("utf-8", "replace")
-
-
-def _parse_error(parsed: Any, buf: Any, name: str, first_line: int, qrels: bool) -> InputError:
-    """The message for the line the parser stopped at."""
-    head = where(name, first_line + parsed.bad_line - 1)
-    if parsed.bad == R.BAD_UTF8:
-        return InputError(f"{head}: the file is not valid UTF-8 text.")
-    text = _line_text(buf, parsed.bad_at)
-    fields = text.split(" ")
-    if parsed.bad == R.BAD_FIELDS:
-        expected, layout = _QRELS_LAYOUT if qrels else _RUN_LAYOUT
-        return InputError(f"{head}: malformed line; expected {expected} fields '{layout}', "
-                          f"got {len(fields)}: {clip(text, 100)!r}.")
-    if qrels:
-        return InputError(f"{head}: the relevance label {clip(fields[3])!r} is not an integer (of "
-                          "at most 18 digits).")
-    if parsed.bad == R.BAD_NAN:
-        return InputError(f"{head}: the score is NaN.")
-    if parsed.bad == R.BAD_INFINITE:
-        return InputError(f"{head}: the score {clip(fields[4])!r} is not a finite number (skrank "
-                          "ranks by finite scores).")
-    return InputError(f"{head}: the score {clip(fields[4])!r} is not a number.")
-
-
-class _Located:
-    """Rows whose document ids lie in ``buf`` (``dstart``, ``dlen``), the text from
-    ``begin`` starting on line ``first_line``: the line and the document of a row, counted
-    on demand (for error messages)."""
-
-    def lines(self, row: int) -> int:
-        """The file line of row ``row`` (counted: for error messages)."""
-        return self.first_line + R.count_line_ends(  # type: ignore[attr-defined]
-            self.buf, self.begin, int(self.dstart[row]))  # type: ignore[attr-defined]
-
-    def doc(self, row: int) -> str:
-        start = int(self.dstart[row])  # type: ignore[attr-defined]
-        end = start + int(self.dlen[row])  # type: ignore[attr-defined]
-        return bytes(self.buf[start:end]).decode("utf-8")  # type: ignore[attr-defined]
-
-
-@dataclass
-class ReadBefore(_Located):
-    """The rows of a file parsed before the bad line a parse error names, attached to that
-    error as ``_read_before`` (on the error path only): where their document ids start in
-    ``buf`` (from ``begin``, line ``first_line``), and their labels (``rel``) or scores
-    (``score``). ``skrank eval`` checks them with the conventions before it raises the
-    error: a value they refuse comes first in the file. ``qcode`` (into ``topics``) and
-    ``dlen``: for the repeat check of :func:`_first_error` (None once it is done)."""
-
-    source: str
-    buf: Any
-    begin: int
-    first_line: int
-    dstart: np.ndarray
-    values: np.ndarray
-    qcode: np.ndarray | None = None
-    dlen: np.ndarray | None = None
-    topics: list[bytes] = field(default_factory=list)
-
-    @property
-    def rel(self) -> np.ndarray:
-        return self.values
-
-    @property
-    def score(self) -> np.ndarray:
-        return self.values
-
-    def __len__(self) -> int:
-        return int(self.values.shape[0])
-
-
-def _repeated(source: str, rows: Any, a: int, b: int, topic: str, qrels: bool) -> InputError:
-    """The error of document row ``b`` of ``rows`` repeating row ``a``'s for ``topic``."""
-    if qrels:
-        return InputError(
-            f"{where(source, rows.lines(b))}: document {rows.doc(b)!r} is judged twice for "
-            f"query {topic!r} (first on line {rows.lines(a)}); trec_eval refuses duplicate "
-            "judgements too."
-        )
-    return InputError(
-        f"{where(source, rows.lines(b))}: document {rows.doc(b)!r} is retrieved twice for "
-        f"query {topic!r} (first on line {rows.lines(a)}); trec_eval refuses duplicate "
-        "documents too."
-    )
-
-
-def _first_error(exc: InputError, before: ReadBefore, qrels: bool,
-                 hash_mask: int = _ALL_BITS) -> InputError:
-    """The error to raise for the parse error ``exc`` on the line after the rows ``before``:
-    that of a document repeated for a topic among them, if one is (every reader of TREC
-    files refuses it: the qrels', the join of a run's batches, ``read_run``; its line comes
-    first), else ``exc``; the rows before its line attached (on the error path only)."""
-    n = len(before)
-    a = b = t = -1
-    if n > 1 and before.qcode is not None:
-        n_topics = int(before.qcode.max()) + 1
-        order, bounds = R.group_rows(np.ascontiguousarray(before.qcode), n_topics)
-        a, b, t = R.first_repeat(before.buf, np.ascontiguousarray(before.dstart),
-                                 np.ascontiguousarray(before.dlen), order, bounds,
-                                 np.arange(n_topics, dtype=np.int64), hash_mask)
-    if b >= 0:
-        exc = _repeated(before.source, before, a, b,
-                        before.topics[t].decode("utf-8", "replace"), qrels)
-        n = b
-    exc._read_before = ReadBefore(before.source, before.buf, before.begin, before.first_line,
-                                  before.dstart[:n], before.values[:n])
-    return exc
-
-
 def _parse(buf: Any, begin: int, end: int, name: str, first_line: int, qrels: bool,
            out: Any = None, row0: int = 0, seen: set[str] | None = None) -> Any:
     """Parse ``buf[begin:end]`` (see :func:`~skrank.io._runreader.parse`); a bad line raises
-    its error, the rows before it attached (:class:`ReadBefore`), or that of a repeat among
-    them (:func:`_first_error`). ``seen``: the topics of a run's earlier batches; one of
-    them back before the bad line raises :class:`Interleaved` (the run read whole then
-    finds a repeat of a document of those batches before the bad line)."""
+    its error, the rows before it attached (:class:`~skrank.io._runerrors.ReadBefore`), or
+    that of a repeat among them (:func:`~skrank.io._runerrors.first_error`). ``seen``: the
+    topics of a run's earlier batches; one of them back before the bad line raises
+    :class:`Interleaved` (the run read whole then finds a repeat of a document of those
+    batches before the bad line)."""
     if out is None:
         out, row0 = _empty_rows(R.capacity(end - begin, qrels), qrels), 0
     parsed = R.parse(buf, begin, end, qrels, out, row0)
     if parsed.bad:
-        exc = _parse_error(parsed, buf, name, first_line, qrels)
+        exc = parse_error(parsed, buf, name, first_line, qrels)
         n = parsed.n_rows
         if seen and n:
-            rows = _rows(name, buf, begin, first_line, parsed, n, _ALL_BITS)
+            rows = _rows(name, buf, begin, first_line, parsed, n, ALL_BITS)
             again = seen.intersection(rows.topics)
             if again:
                 topic = min(again)
                 row = int(np.flatnonzero(rows.qcode == rows.topics.index(topic))[0])
                 raise Interleaved(topic, rows.lines(row))
-        raise _first_error(exc, ReadBefore(name, buf, begin, first_line, parsed.dstart[:n],
+        raise first_error(exc, ReadBefore(name, buf, begin, first_line, parsed.dstart[:n],
                                            (parsed.rel if qrels else parsed.score)[:n],
                                            parsed.qcode[:n], parsed.dlen[:n],
                                            parsed.topics), qrels)
@@ -307,7 +184,7 @@ def _read_stream(stream: Any, size: int, name: str) -> bytes:
 
 
 @dataclass
-class QrelsFile(_Located):
+class QrelsFile(Located):
     """A qrels file read for joining: its bytes, its rows, grouped by topic, and a table.
 
     ``topics`` are the distinct topic ids sorted as strings (trec_eval's order); the
@@ -326,7 +203,7 @@ class QrelsFile(_Located):
     rel: np.ndarray
     order: np.ndarray
     bounds: np.ndarray
-    hash_mask: int = _ALL_BITS
+    hash_mask: int = ALL_BITS
 
     def __len__(self) -> int:
         return int(self.rel.shape[0])
@@ -367,13 +244,14 @@ def _sorted_topics(names: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     return np.array(sorted(strings), dtype=str), ranks
 
 
-def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
+def read_qrels_file(source: Source, *, hash_mask: int = ALL_BITS) -> QrelsFile:
     """Read a qrels file (``qid iter docno rel``) for :func:`join_batch`.
 
     Raises :class:`InputError` naming the file and line of a malformed line, a label that is
     not an integer, or a document judged twice for a topic: the first of them in the file
-    (a repeat before a line that does not parse is named, see :func:`_first_error`). The
-    error carries the rows before its line (:class:`ReadBefore`).
+    (a repeat before a line that does not parse is named, see
+    :func:`~skrank.io._runerrors.first_error`). The error carries the rows before its line
+    (:class:`~skrank.io._runerrors.ReadBefore`).
     """
     name = source_name(source)
     src, (qcode, dstart, dlen, rel), names, _, n = _parse_whole(source, True)
@@ -390,7 +268,7 @@ def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
     a, b, t = R.first_repeat(buf, out.dstart, out.dlen, order, bounds,
                              np.arange(len(topics), dtype=np.int64), hash_mask)
     if b >= 0:
-        exc = _repeated(name, out, a, b, str(topics[t]), True)
+        exc = repeated(name, out, a, b, str(topics[t]), True)
         # the rows before its line (in file order): a label there that skrank eval's
         # conventions refuse comes first
         exc._read_before = ReadBefore(name, buf, src.begin, 1, dstart[:b], rel[:b])
@@ -403,7 +281,7 @@ def read_qrels_file(source: Source, *, hash_mask: int = _ALL_BITS) -> QrelsFile:
 
 
 @dataclass
-class RunRows(_Located):
+class RunRows(Located):
     """Rows of a run read from ``buf`` (from ``begin``, line ``first_line``): topic codes
     (into ``topics``, first appearance order), the offsets and lengths of the document ids,
     scores. ``hash_mask``: the bits of the document hashes the join keeps (all but in tests).
@@ -423,7 +301,7 @@ class RunRows(_Located):
     dlen: np.ndarray
     score: np.ndarray
     topics: list[str]
-    hash_mask: int = _ALL_BITS
+    hash_mask: int = ALL_BITS
     grouping: tuple[np.ndarray, np.ndarray] | None = None
     window: bool = False
     arrays: Any = None
@@ -456,7 +334,7 @@ class RunRows(_Located):
         a, b, t = R.first_repeat(self.buf, self.dstart, self.dlen, order, bounds,
                                  np.asarray(topics, dtype=np.int64), self.hash_mask)
         if b >= 0 and (before is None or b < before):
-            raise _repeated(self.source, self, a, b, self.topics[t], False)
+            raise repeated(self.source, self, a, b, self.topics[t], False)
 
 
 def _present(bounds: np.ndarray) -> np.ndarray:
@@ -578,8 +456,8 @@ def _parse_whole(source: Source, qrels: bool) -> tuple[Any, Any, list[bytes], by
             raise span.exc
         if span.bad is not None:
             parsed, chunk_line = span.bad
-            exc = _parse_error(parsed, buf, name, line + chunk_line - 1, qrels)
-            raise _first_error(exc, _rows_before(name, src, out, first, span, parsed), qrels)
+            exc = parse_error(parsed, buf, name, line + chunk_line - 1, qrels)
+            raise first_error(exc, _rows_before(name, src, out, first, span, parsed), qrels)
         line += span.lines
     if second.rows and second.chunks[0][0] > first.rows:  # blank or comment lines
         gap = second.chunks[0][0] - first.rows
@@ -615,7 +493,7 @@ def _rows_before(name: str, src: _Source, out: Any, first: _Span, bad: _Span,
     return ReadBefore(name, src.buf, src.begin, 1, dstart, values, qcode, dlen, list(codes))
 
 
-def read_run_whole(source: Source, *, hash_mask: int = _ALL_BITS) -> tuple[RunRows, str, int]:
+def read_run_whole(source: Source, *, hash_mask: int = ALL_BITS) -> tuple[RunRows, str, int]:
     """Read a whole run: ``(rows, tag of the last line, number of rows)`` (see
     :func:`_parse_whole`)."""
     src, (qcode, dstart, dlen, score), topics, tag, n = _parse_whole(source, False)
