@@ -146,12 +146,12 @@ def _check_libsvm_values(table: Any, plan: _Plan, data: str, files: dict[str, st
     row is found by reading the file again (or the pipe's bytes, decompressed again), on the
     error path only, with comments and blank lines counted as the reader counts them.
 
-    ``table`` may be the :class:`~skrank.io._libsvm.ReadBefore` of a reader's error: the
+    ``table`` may be the :class:`~skrank.io._libsvm.LabelsBefore` of a reader's error: the
     labels read before its line (with their lines, or None: all of them) and the scores
     files read whole before a scores file's error."""
-    from ..io._libsvm import ReadBefore
+    from ..io._libsvm import LabelsBefore
 
-    if isinstance(table, ReadBefore):
+    if isinstance(table, LabelsBefore):
         y_true, scores = table.y, table.scores or {}
         lines: list[np.ndarray] = [] if table.lines is None else [table.lines]
     else:

@@ -431,7 +431,7 @@ def _check_labels(qrels: Any, conv: dict[str, Any], metrics: Any, path: str) -> 
     """Name the qrels line of a label the gain cannot take, when a metric uses the gain, or
     that ERR cannot (evaluate would name a row)."""
     from ..conventions import resolve_conventions
-    from ..metrics._inputs import uses_gain
+    from ..metrics._inputs import _MAX_EXP_LABEL, uses_gain
 
     gain = None
     if uses_gain(metrics):
@@ -447,12 +447,12 @@ def _check_labels(qrels: Any, conv: dict[str, Any], metrics: Any, path: str) -> 
         limit = (f"has no gain in the table of {len(gain)} gains (labels 0.."
                  f"{len(gain) - 1}; {source})")
     elif gain == "exp":
-        bad = np.flatnonzero(rel > 1000)
-        limit = ("is above 1000, the largest label gain=exp takes (2**label overflows); "
-                 "choose --gain linear or a gain table")
+        bad = np.flatnonzero(rel > _MAX_EXP_LABEL)
+        limit = (f"is above {_MAX_EXP_LABEL}, the largest label gain=exp takes (2**label "
+                 "overflows); choose --gain linear or a gain table")
     elif any(m.name == "err" for m in metrics):
-        bad = np.flatnonzero(rel > 1000)
-        limit = "is above 1000, the largest label ERR takes (2**label overflows)"
+        bad = np.flatnonzero(rel > _MAX_EXP_LABEL)
+        limit = f"is above {_MAX_EXP_LABEL}, the largest label ERR takes (2**label overflows)"
     else:
         return
     if bad.size:

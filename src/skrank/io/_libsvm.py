@@ -292,7 +292,7 @@ def _refuse_stray(data: bytes, at: int, name: str, zero_based: bool) -> None:
     )
 
 
-class ReadBefore(NamedTuple):
+class LabelsBefore(NamedTuple):
     """The rows of a LibSVM file read before the bad line a reader's error names, attached
     to that error as ``_read_before`` (on the error path only): their labels ``y`` and the
     numbers of their lines (``lines``, comments and blank lines counted; None where every
@@ -329,7 +329,7 @@ def _refuse_first(exc: InputError, text: str, name: str, zero_based: bool,
                   n_features: int | None, first_line: int) -> InputError:
     """The error of the first line of ``text`` (numbered from ``first_line``) that the
     checked reader refuses, given ``exc``, one it raised, with the rows read before that
-    line attached (:class:`ReadBefore`).
+    line attached (:class:`LabelsBefore`).
 
     The checks run one kind after the other (the grammar, then labels, query ids, ...), so
     the lines before the one ``exc`` names are read again, until they pass: each round finds
@@ -353,7 +353,7 @@ def _refuse_first(exc: InputError, text: str, name: str, zero_based: bool,
             else:
                 exc, line = earlier, earlier._line  # type: ignore[attr-defined]
                 continue
-        exc._read_before = ReadBefore(  # type: ignore[attr-defined]
+        exc._read_before = LabelsBefore(  # type: ignore[attr-defined]
             np.zeros(0) if before is None else before.y, lines)
         return exc
 

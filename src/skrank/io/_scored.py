@@ -12,7 +12,7 @@ from .._text import clip
 from .._validation import BOOL, Described, param_error, public_name, validate_params
 from ..exceptions import InputError
 from ._common import SOURCE, Source, decode, is_source, source_name, to_array, where
-from ._libsvm import ReadBefore, line_of, read_libsvm, read_plain, stray_byte
+from ._libsvm import LabelsBefore, line_of, read_libsvm, read_plain, stray_byte
 from ._table import ScoreTable
 
 __all__ = ["read_scored_libsvm", "read_scores"]
@@ -243,7 +243,7 @@ def read_scored_libsvm(
                     "data."
                 )
         except InputError as exc:  # the data file (read whole) and the scores files before
-            before = ReadBefore(parsed.y, None, dict(table))
+            before = LabelsBefore(parsed.y, None, dict(table))
             exc._read_before = before  # type: ignore[attr-defined]
             raise
         table[label] = values
